@@ -1,0 +1,141 @@
+"""What both boards share: the link, the command table, status, diagnostics and the REPL.
+
+A board's app subclasses ``Device``, adds its commands to ``self.commands`` and its tasks
+(one asyncio task per concern) to ``tasks()``. ``run`` turns Ctrl-C off while the link
+runs; the ``repl`` command gives the REPL back.
+"""
+
+import asyncio
+import gc
+import time
+from binascii import hexlify
+
+import machine
+import micropython
+from micropython import const
+
+from popdice_fw import PROTOCOL, VERSION, buttons
+from popdice_fw.link import BAD_ARGS, UNKNOWN_COMMAND, CommandError, Link
+from popdice_fw.usb_serial import UsbSerial
+
+_BUTTON_POLL_MS = const(10)
+_BURST_MAX = const(100000)
+_PAD_MAX = const(400)
+
+_EDGE_NAMES = {buttons.PRESS: "press", buttons.RELEASE: "release", buttons.LONG: "long"}
+
+
+def int_arg(args, name, low, high, default=None):
+    """An integer argument in [low, high], or a ``bad_args`` error that says which."""
+    value = args.get(name, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise CommandError(BAD_ARGS, "%s must be an integer in %d..%d" % (name, low, high))
+    return value
+
+
+class Device:
+    NAME = "device"
+
+    def __init__(self, port=None, buttons_=()):
+        self.started = time.ticks_ms()
+        self.buttons = list(buttons_)
+        self.link = Link(
+            port or UsbSerial(),
+            self.NAME,
+            hexlify(machine.unique_id()).decode(),
+            self.dispatch,
+        )
+        self._counter = 0
+        self.commands = {
+            "status": self.cmd_status,
+            "echo": self.cmd_echo,
+            "counter": self.cmd_counter,
+            "burst": self.cmd_burst,
+            "repl": self.cmd_repl,
+        }
+
+    # -- running -------------------------------------------------------------------
+
+    def run(self):
+        micropython.kbd_intr(-1)
+        try:
+            asyncio.run(self.main())
+        finally:
+            micropython.kbd_intr(3)
+
+    async def main(self):
+        for coroutine in self.tasks():
+            asyncio.create_task(coroutine)
+        await self.link.run()
+
+    def tasks(self):
+        return [self._poll_buttons()] if self.buttons else []
+
+    async def dispatch(self, name, args):
+        handler = self.commands.get(name)
+        if handler is None:
+            raise CommandError(UNKNOWN_COMMAND, "no command %r on the %s" % (name, self.NAME))
+        result = handler(args)
+        if hasattr(result, "send"):
+            result = await result
+        return result
+
+    # -- buttons -------------------------------------------------------------------
+
+    async def _poll_buttons(self):
+        while True:
+            now = time.ticks_ms()
+            for button in self.buttons:
+                edge = button.update(now)
+                if edge:
+                    self.on_button(button, edge)
+            await asyncio.sleep_ms(_BUTTON_POLL_MS)
+
+    def on_button(self, button, edge):
+        """Reports every button edge to the host; boards add what the button does."""
+        value = {"button": button.name, "edge": _EDGE_NAMES[edge]}
+        if edge != buttons.PRESS:
+            value["held_ms"] = button.held_ms
+        self.link.emit("button", value)
+
+    # -- commands ------------------------------------------------------------------
+
+    def status(self):
+        gc.collect()
+        return {
+            "board": self.NAME,
+            "fw": VERSION,
+            "proto": PROTOCOL,
+            "uptime_ms": time.ticks_diff(time.ticks_ms(), self.started),
+            "heap_free": gc.mem_free(),
+            "heap_used": gc.mem_alloc(),
+            "unacked_events": self.link.unacked(),
+            "link": self.link.stats,
+        }
+
+    def cmd_status(self, args):
+        return self.status()
+
+    def cmd_echo(self, args):
+        return args
+
+    def cmd_counter(self, args):
+        """Adds one to a counter and returns it: shows that no command runs twice."""
+        self._counter += 1
+        return {"value": self._counter}
+
+    def cmd_burst(self, args):
+        """Sends ``n`` numbered ``burst`` events as fast as the host takes them."""
+        count = int_arg(args, "n", 1, _BURST_MAX)
+        pad = "x" * int_arg(args, "pad", 0, _PAD_MAX, 0)
+        asyncio.create_task(self._burst(count, pad))
+        return {"n": count}
+
+    async def _burst(self, count, pad):
+        for i in range(count):
+            await self.link.send_event("burst", {"i": i, "pad": pad})
+
+    def cmd_repl(self, args):
+        """Stops the link after this reply: main.py returns and the REPL is free."""
+        self.link.stop()
+        return {}

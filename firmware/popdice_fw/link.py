@@ -1,0 +1,264 @@
+"""The device end of the PopDice link (shared/spec/hardware.md, "The link").
+
+- ``hello``: answered with the protocol version, firmware version, board, device id, this
+  boot's session id, the last command sequence number seen, the last event number and the
+  last one acknowledged. It is also sent unasked at boot, so a host sees a reboot.
+- Commands carry the session id and a sequence number. A new number runs the command and
+  its reply is kept; the same number again gets the kept reply without running twice; an
+  older number is ignored. A command for another session gets ``stale_session``.
+- Events are numbered, kept in a bounded outbox and sent again every ``_RETRANSMIT_MS``
+  until the host acknowledges them. Each carries ``lo``, the oldest number still kept, so
+  the host knows when a full outbox dropped events.
+- A frame that cannot be read gets an error frame; nothing a host sends stops the link.
+"""
+
+import asyncio
+import os
+import time
+from binascii import hexlify
+
+from micropython import const
+
+from popdice_fw import PROTOCOL, VERSION, codec
+
+_RETRANSMIT_MS = const(250)
+_OUTBOX = const(32)
+_TX_QUEUE = const(24)
+_READ_CHUNK = const(128)
+
+STALE_SESSION = "stale_session"
+UNKNOWN_COMMAND = "unknown_command"
+BAD_ARGS = "bad_args"
+INTERNAL = "internal"
+
+
+class CommandError(Exception):
+    """A command refused: becomes an error frame with ``code`` and ``message``."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Link:
+    def __init__(self, port, board, device_id, dispatch):
+        self.session = hexlify(os.urandom(4)).decode()
+        self.board = board
+        self.device_id = device_id
+        self._port = port
+        self._dispatch = dispatch
+        self._deframer = codec.Deframer()
+        self._last_seq = 0
+        self._last_reply = None
+        self._event_seq = 0
+        self._acked = 0
+        self._outbox = []
+        self._tx = []
+        self._tx_ready = asyncio.Event()
+        self._space = asyncio.Event()
+        self._host_seen = False
+        self._stopping = False
+        self._stopped = asyncio.Event()
+        self.stats = {
+            "rx_frames": 0,
+            "rx_errors": 0,
+            "tx_frames": 0,
+            "tx_dropped": 0,
+            "duplicates": 0,
+            "retransmits": 0,
+            "events_dropped": 0,
+        }
+
+    # -- running -------------------------------------------------------------------
+
+    async def run(self):
+        """Serves the link until ``stop`` is called and every queued frame is written."""
+        self._send_hello(None)
+        writer = asyncio.create_task(self._writer())
+        retransmitter = asyncio.create_task(self._retransmitter())
+        reader = asyncio.create_task(self._reader())
+        await self._stopped.wait()
+        reader.cancel()
+        retransmitter.cancel()
+        writer.cancel()
+
+    def stop(self):
+        """Ends ``run`` once the frames already queued (a last reply) are written."""
+        self._stopping = True
+        self._tx_ready.set()
+
+    async def _reader(self):
+        buf = bytearray(_READ_CHUNK)
+        view = memoryview(buf)
+        while True:
+            n = await self._port.read(buf)
+            if not n:
+                await asyncio.sleep_ms(50)
+                continue
+            for item in self._deframer.feed(view[:n]):
+                if isinstance(item, codec.FrameError):
+                    self.stats["rx_errors"] += 1
+                    self.send_error(None, item.code, item.message)
+                else:
+                    self.stats["rx_frames"] += 1
+                    await self._handle(item)
+
+    async def _writer(self):
+        while True:
+            while self._tx:
+                frame = self._tx.pop(0)
+                self._space.set()
+                try:
+                    await self._port.write(frame)
+                    self.stats["tx_frames"] += 1
+                except OSError:
+                    self.stats["tx_dropped"] += 1
+            if self._stopping:
+                self._stopped.set()
+                return
+            self._tx_ready.clear()
+            await self._tx_ready.wait()
+
+    async def _retransmitter(self):
+        while True:
+            await asyncio.sleep_ms(_RETRANSMIT_MS)
+            if self._host_seen and self._outbox:
+                self._resend_outbox()
+
+    # -- frames in -----------------------------------------------------------------
+
+    async def _handle(self, message):
+        kind = message.get("t")
+        if kind == "cmd":
+            await self._on_command(message)
+        elif kind == "ack":
+            self._on_ack(message)
+        elif kind == "hello":
+            self._send_hello(message.get("nonce"))
+            self._host_seen = True
+            self._resend_outbox()
+        else:
+            self.send_error(None, codec.BAD_FRAME, "unknown frame type %r" % (kind,))
+
+    async def _on_command(self, message):
+        seq = message.get("s")
+        name = message.get("c")
+        args = message.get("a", {})
+        if not isinstance(seq, int) or not isinstance(name, str) or not isinstance(args, dict):
+            self.send_error(
+                seq if isinstance(seq, int) else None,
+                codec.BAD_FRAME,
+                "a command needs s (int), c (str) and a (object)",
+            )
+            return
+        if message.get("d") != self.session:
+            self.send_error(seq, STALE_SESSION, "this boot's session is " + self.session)
+            return
+        if seq <= self._last_seq:
+            if seq == self._last_seq and self._last_reply is not None:
+                self.stats["duplicates"] += 1
+                self._queue(self._last_reply)
+            return
+        self._last_seq = seq
+        self._last_reply = None
+        try:
+            value = await self._dispatch(name, args)
+            reply = self._encode({"t": "res", "d": self.session, "s": seq, "v": value or {}})
+        except CommandError as error:
+            reply = self._error_frame(seq, error.code, error.message)
+        except Exception as error:  # noqa: BLE001 - a failing command must not stop the link
+            reply = self._error_frame(seq, INTERNAL, "%s: %s" % (type(error).__name__, error))
+        self._last_reply = reply
+        self._queue(reply)
+
+    def _on_ack(self, message):
+        upto = message.get("e")
+        if message.get("d") != self.session or not isinstance(upto, int):
+            return
+        if upto > self._acked:
+            self._acked = min(upto, self._event_seq)
+        kept = [entry for entry in self._outbox if entry[0] > upto]
+        if len(kept) != len(self._outbox):
+            self._outbox = kept
+            self._space.set()
+
+    # -- frames out ----------------------------------------------------------------
+
+    def _encode(self, message):
+        try:
+            return codec.encode(message)
+        except codec.FrameError as error:
+            return self._error_frame(message.get("s"), error.code, error.message)
+
+    def _error_frame(self, seq, code, text):
+        message = {"t": "err", "d": self.session, "code": code, "msg": text[:200]}
+        if seq is not None:
+            message["s"] = seq
+        return codec.encode(message)
+
+    def send_error(self, seq, code, text):
+        self._queue(self._error_frame(seq, code, text))
+
+    def _send_hello(self, nonce):
+        self._queue(
+            codec.encode(
+                {
+                    "t": "hello",
+                    "nonce": nonce,
+                    "proto": PROTOCOL,
+                    "fw": VERSION,
+                    "board": self.board,
+                    "id": self.device_id,
+                    "session": self.session,
+                    "seq": self._last_seq,
+                    "event": self._event_seq,
+                    "acked": self._acked,
+                    "uptime_ms": time.ticks_ms(),
+                }
+            )
+        )
+
+    def _queue(self, frame):
+        if len(self._tx) >= _TX_QUEUE:
+            self.stats["tx_dropped"] += 1
+            return
+        self._tx.append(frame)
+        self._tx_ready.set()
+
+    # -- events --------------------------------------------------------------------
+
+    def emit(self, kind, value):
+        """Sends an event now; if the outbox is full the oldest unacknowledged one is lost."""
+        if len(self._outbox) >= _OUTBOX:
+            self._outbox.pop(0)
+            self.stats["events_dropped"] += 1
+        self._event_seq += 1
+        entry = (self._event_seq, kind, value)
+        self._outbox.append(entry)
+        self._queue(self._event_frame(entry))
+        return self._event_seq
+
+    async def send_event(self, kind, value):
+        """Like ``emit``, but waits for room (outbox and transmit queue) instead of dropping."""
+        while len(self._outbox) >= _OUTBOX or len(self._tx) >= _TX_QUEUE:
+            self._space.clear()
+            await self._space.wait()
+        return self.emit(kind, value)
+
+    def _event_frame(self, entry):
+        seq, kind, value = entry
+        low = self._outbox[0][0] if self._outbox else seq
+        return self._encode(
+            {"t": "evt", "d": self.session, "e": seq, "lo": low, "k": kind, "v": value}
+        )
+
+    def _resend_outbox(self):
+        for entry in self._outbox:
+            if len(self._tx) >= _TX_QUEUE:
+                return
+            self.stats["retransmits"] += 1
+            self._queue(self._event_frame(entry))
+
+    def unacked(self):
+        return len(self._outbox)

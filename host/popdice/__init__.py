@@ -1,0 +1,42 @@
+"""PopDice on the laptop: talks to the popper and the handheld over USB serial."""
+
+from .client import DeviceClient, Handheld, Popper, Status, connect
+from .errors import (
+    BadArguments,
+    DeviceDisconnected,
+    DeviceError,
+    DeviceRestarted,
+    DeviceTimeout,
+    HandshakeFailed,
+    LinkError,
+    PopdiceError,
+    ProtocolMismatch,
+    UnknownCommand,
+)
+from .link import DeviceInfo, DeviceReboot, Event, EventGap, Link
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BadArguments",
+    "DeviceClient",
+    "DeviceDisconnected",
+    "DeviceError",
+    "DeviceInfo",
+    "DeviceReboot",
+    "DeviceRestarted",
+    "DeviceTimeout",
+    "Event",
+    "EventGap",
+    "Handheld",
+    "HandshakeFailed",
+    "Link",
+    "LinkError",
+    "PopdiceError",
+    "Popper",
+    "ProtocolMismatch",
+    "Status",
+    "UnknownCommand",
+    "__version__",
+    "connect",
+]

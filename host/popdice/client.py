@@ -1,0 +1,131 @@
+"""Typed clients of the two devices, built on a ``Link``: what the CLI and tests call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .errors import HandshakeFailed
+from .link import DeviceInfo, Link, Notice
+
+
+@dataclass(frozen=True)
+class Status:
+    """A device's health: what it is, how long it has run, its heap and link counters."""
+
+    board: str
+    firmware: str
+    protocol: int
+    uptime_ms: int
+    heap_free: int
+    heap_used: int
+    unacked_events: int
+    link: dict[str, int]
+    extra: dict[str, Any]
+
+    @classmethod
+    def from_reply(cls, reply: dict[str, Any]) -> Status:
+        known = {
+            "board",
+            "fw",
+            "proto",
+            "uptime_ms",
+            "heap_free",
+            "heap_used",
+            "unacked_events",
+            "link",
+        }
+        return cls(
+            board=str(reply.get("board")),
+            firmware=str(reply.get("fw")),
+            protocol=int(reply.get("proto", 0)),
+            uptime_ms=int(reply.get("uptime_ms", 0)),
+            heap_free=int(reply.get("heap_free", 0)),
+            heap_used=int(reply.get("heap_used", 0)),
+            unacked_events=int(reply.get("unacked_events", 0)),
+            link=dict(reply.get("link", {})),
+            extra={k: v for k, v in reply.items() if k not in known},
+        )
+
+
+class DeviceClient:
+    """Commands both devices understand; ``Popper`` and ``Handheld`` add their own."""
+
+    board: ClassVar[str] = "device"
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+
+    @property
+    def info(self) -> DeviceInfo:
+        assert self.link.info is not None
+        return self.link.info
+
+    def status(self) -> Status:
+        return Status.from_reply(self.link.call("status"))
+
+    def echo(self, **values: Any) -> dict[str, Any]:
+        """Sends ``values`` and gets them back: a round trip through the firmware."""
+        return self.link.call("echo", values)
+
+    def counter(self) -> int:
+        """Adds one to the device's counter: each call runs exactly once on the device."""
+        return int(self.link.call("counter")["value"])
+
+    def burst(self, n: int, pad: int = 0) -> int:
+        """Asks for ``n`` numbered ``burst`` events, each padded with ``pad`` bytes."""
+        return int(self.link.call("burst", {"n": n, "pad": pad})["n"])
+
+    def enter_repl(self) -> None:
+        """Stops the firmware's link and frees the REPL (for mpremote); closes this client."""
+        self.link.call("repl")
+        self.close()
+
+    def next_event(self, timeout: float | None = None) -> Notice | None:
+        return self.link.next_event(timeout)
+
+    def events(self, timeout: float | None = None) -> Iterator[Notice]:
+        """Events and notices as they come, until ``timeout`` seconds pass without one."""
+        while (item := self.link.next_event(timeout)) is not None:
+            yield item
+
+    def close(self) -> None:
+        self.link.close()
+
+    def __enter__(self) -> DeviceClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Popper(DeviceClient):
+    """The popper: the table-centre dice."""
+
+    board = "popper"
+
+
+class Handheld(DeviceClient):
+    """The handheld: Lowdown's secret dice."""
+
+    board = "handheld"
+
+
+CLIENTS: dict[str, type[DeviceClient]] = {cls.board: cls for cls in (Popper, Handheld)}
+
+
+def connect(port: str, *, timeout: float | None = None, retries: int | None = None) -> DeviceClient:
+    """Opens ``port`` (a path or pyserial URL), handshakes, and returns the right client."""
+    link = Link(port) if timeout is None else Link(port, timeout=timeout)
+    if retries is not None:
+        link.retries = retries
+    try:
+        info = link.open()
+        client_class = CLIENTS.get(info.board)
+        if client_class is None:
+            raise HandshakeFailed(f"{port}: a PopDice device of unknown kind {info.board!r}")
+    except BaseException:
+        link.close()
+        raise
+    return client_class(link)

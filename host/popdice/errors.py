@@ -1,0 +1,50 @@
+"""The exceptions of the popdice package: every one a PopdiceError with a one-line message."""
+
+
+class PopdiceError(Exception):
+    """Base of every error this package raises on purpose; its message is one line."""
+
+
+class SimulatorError(PopdiceError):
+    """The simulated Pico cannot start or be reached."""
+
+
+class LinkError(PopdiceError):
+    """The serial link to a device failed."""
+
+
+class DeviceDisconnected(LinkError):
+    """The serial port went away (unplugged, or the simulator stopped)."""
+
+
+class HandshakeFailed(LinkError):
+    """The device did not answer the hello handshake: not a PopDice device, or busy."""
+
+
+class ProtocolMismatch(LinkError):
+    """The device speaks another version of the link protocol."""
+
+
+class DeviceTimeout(LinkError):
+    """A command got no answer after every retry."""
+
+
+class DeviceRestarted(LinkError):
+    """The device rebooted while a command was in flight: it may or may not have run."""
+
+
+class DeviceError(PopdiceError):
+    """The device refused a command with an error frame; ``code`` says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"device error {code}: {message}")
+        self.code = code
+        self.device_message = message
+
+
+class UnknownCommand(DeviceError):
+    """The firmware has no such command (it may be older than this host)."""
+
+
+class BadArguments(DeviceError):
+    """The firmware understood the command but not its arguments."""

@@ -1,0 +1,1 @@
+"""The simulated Pico: the unchanged firmware on the MicroPython unix port."""

@@ -1,0 +1,77 @@
+"""A serial port read by a background thread, in the manner of pyserial's ``threaded``.
+
+``port`` is a device path or any pyserial URL (``socket://``, ``rfc2217://``, ``loop://``).
+Bytes go to ``on_bytes`` as they arrive; if the port goes away ``on_lost`` is called once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import serial
+
+from .errors import DeviceDisconnected, LinkError
+
+_READ_TIMEOUT_S = 0.05
+
+
+class SerialTransport:
+    def __init__(
+        self,
+        port: str,
+        on_bytes: Callable[[bytes], None],
+        on_lost: Callable[[Exception], None],
+        *,
+        baudrate: int = 115200,
+    ) -> None:
+        self.port = port
+        self._on_bytes = on_bytes
+        self._on_lost = on_lost
+        self._write_lock = threading.Lock()
+        self._closing = threading.Event()
+        self.lost: Exception | None = None
+        try:
+            self._serial = serial.serial_for_url(
+                port, baudrate=baudrate, timeout=_READ_TIMEOUT_S, exclusive=True
+            )
+        except (serial.SerialException, OSError, ValueError) as error:
+            raise LinkError(f"cannot open {port}: {_one_line(error)}") from None
+        self._serial.reset_input_buffer()
+        self._thread = threading.Thread(target=self._read_loop, name=f"popdice-rx {port}")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _read_loop(self) -> None:
+        try:
+            while not self._closing.is_set():
+                data = self._serial.read(max(1, self._serial.in_waiting))
+                if data:
+                    self._on_bytes(data)
+        except (serial.SerialException, OSError, TypeError) as error:
+            if not self._closing.is_set():
+                self.lost = error
+                self._on_lost(error)
+
+    def write(self, data: bytes) -> None:
+        if self.lost is not None:
+            raise DeviceDisconnected(f"{self.port} is gone: {_one_line(self.lost)}")
+        try:
+            with self._write_lock:
+                self._serial.write(data)
+        except (serial.SerialException, OSError) as error:
+            raise DeviceDisconnected(f"{self.port} is gone: {_one_line(error)}") from None
+
+    def close(self) -> None:
+        self._closing.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=1.0)
+        try:
+            self._serial.close()
+        except (serial.SerialException, OSError):
+            pass
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
