@@ -135,7 +135,6 @@ class Link:
         self._last_event = 0
         self._pending: _Pending | None = None
         self._hello_nonce: str | None = None
-        self._hello_sent_at = 0.0
         self._hello_done = threading.Event()
         self._handshaking = False
         self._lost: Exception | None = None
@@ -245,7 +244,6 @@ class Link:
     def _start_handshake(self) -> None:
         with self._lock:
             self._hello_nonce = secrets.token_hex(4)
-            self._hello_sent_at = time.monotonic()
             self._hello_done.clear()
             hello = {"t": "hello", "nonce": self._hello_nonce, "proto": PROTOCOL}
         # The leading delimiter ends whatever partial frame the device may be holding.
@@ -310,7 +308,7 @@ class Link:
 
     def _start_handshake_soon(self) -> None:
         """Handshakes in the background, so a reader of events alone recovers too."""
-        if self._handshaking or time.monotonic() - self._hello_sent_at < HANDSHAKE_TIMEOUT_S:
+        if self._handshaking:
             return
         self._handshaking = True
         threading.Thread(target=self._quiet_handshake, daemon=True).start()
@@ -342,17 +340,22 @@ class Link:
             self._on_hello(message)
             return
         session = message.get("d")
+        pending = self._pending
+        if (
+            kind == "err"
+            and message.get("code") == "stale_session"
+            and pending is not None
+            and message.get("s") == pending.seq
+        ):
+            self._session_lost()
+            return
         if self._session is None or session != self._session:
             self.stats.stale_frames += 1
             if self._known_session is not None and session != self._known_session:
                 self._start_handshake_soon()
             return
-        pending = self._pending
         if kind in ("res", "err") and "s" in message:
             if pending is None or message["s"] != pending.seq:
-                return
-            if kind == "err" and message.get("code") == "stale_session":
-                self._session_lost()
                 return
             pending.reply = message
             pending.wake.set()
