@@ -37,7 +37,7 @@ class UpyFile(pytest.File):
             capture_output=True,
             text=True,
             env=env,
-            timeout=300,
+            timeout=120,
             cwd=ROOT,
         )
         results = []

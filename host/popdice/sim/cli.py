@@ -1,0 +1,132 @@
+"""``popdice sim {popper,handheld}``: runs one simulated board until Ctrl-C or SIGTERM.
+
+The first line of stdout is the serial port to open (then the control socket and the device
+id). ``--show`` draws the LEDs or the display in the terminal whenever they change;
+``--png FILE`` keeps a picture of the handheld's display up to date. Errors are one line on
+stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import PopdiceError, SimulatorError
+from . import protocol, render
+from .control import SimControl
+from .supervisor import SimulatedPico
+from .wiring import KINDS
+
+_CLEAR = "\x1b[H\x1b[2J"
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "sim",
+        help="run a simulated popper or handheld (the firmware on the MicroPython unix port)",
+        description=__doc__.splitlines()[0] if __doc__ else None,
+    )
+    parser.add_argument("kind", choices=KINDS, help="which board")
+    parser.add_argument("--id", dest="device_id", metavar="ID", help="16 hex digits (random)")
+    parser.add_argument(
+        "--flash", metavar="DIR", help="the simulated flash (laid out with the firmware if empty)"
+    )
+    parser.add_argument(
+        "--hold",
+        metavar="BUTTON",
+        action="append",
+        default=[],
+        help="a button held at boot, e.g. the popper's mode (safe mode); repeatable",
+    )
+    parser.add_argument("--show", action="store_true", help="draw the LEDs or display here")
+    parser.add_argument("--png", metavar="FILE", help="save the handheld's display as a PNG")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    stop = threading.Event()
+    try:
+        with _stop_on_signals(stop):
+            if args.png and args.kind != "handheld":
+                raise SimulatorError("--png draws the handheld's display: the popper has none")
+            sim = SimulatedPico(
+                args.kind, device_id=args.device_id, flash_dir=args.flash, hold=args.hold
+            )
+            sim.start()
+            try:
+                print(sim.port, flush=True)
+                print(f"control: {sim.control_path}", flush=True)
+                print(f"device id: {sim.device_id}", flush=True)
+                if args.show or args.png:
+                    _watch(sim, args, stop)
+                else:
+                    while not stop.wait(0.5):
+                        pass
+            finally:
+                sim.stop()
+    except PopdiceError as error:
+        print(f"popdice sim: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"popdice sim: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
+        return 2
+    return 0
+
+
+@contextlib.contextmanager
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def request_stop(_signum: int, _frame: object) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _watch(sim: SimulatedPico, args: argparse.Namespace, stop: threading.Event) -> None:
+    """Redraws whenever the board shows something new (the latest state only, if behind)."""
+    kinds = (protocol.LEDS,) if sim.kind == "popper" else (protocol.DISPLAY,)
+    with SimControl(sim.control_path) as control:
+        seen = control.mark()
+        while True:
+            if args.show:
+                _draw(sim, control)
+            if args.png:
+                _save_png(Path(args.png), control.display())
+            event = None
+            while event is None and not stop.is_set():
+                event = control.next_event(kinds, timeout=0.25, after=seen)
+            if event is None:
+                return
+            newer = control.events(kinds, after=event.seq)
+            seen = newer[-1].seq if newer else event.seq
+
+
+def _draw(sim: SimulatedPico, control: SimControl) -> None:
+    if sim.kind == "popper":
+        picture = render.dice_text(control.leds())
+    else:
+        picture = render.display_text(control.display())
+    title = f"simulated {sim.kind} {sim.device_id} on {sim.port} (Ctrl-C to stop)"
+    sys.stdout.write(f"{_CLEAR}{title}\n\n{picture}\n")
+    sys.stdout.flush()
+
+
+def _save_png(path: Path, state: dict[str, Any]) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(render.display_png(state))
+    temporary.replace(path)

