@@ -98,7 +98,8 @@ class ScriptedDevice:
         if kind == "hello":
             self.hello(message.get("nonce"))
         elif kind == "ack":
-            self.acked = max(self.acked, message["e"])
+            if message["d"] == self.session:
+                self.acked = max(self.acked, message["e"])
         elif kind == "cmd":
             if message["d"] != self.session:
                 self.send(

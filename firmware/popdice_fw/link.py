@@ -110,7 +110,9 @@ class Link:
                 frame = self._tx.pop(0)
                 self._space.set()
                 try:
-                    await self._port.write(frame)
+                    # A leading delimiter ends any partial frame a fault left on the line,
+                    # so that damage to one frame never spoils the next.
+                    await self._port.write(b"\x00" + frame)
                     self.stats["tx_frames"] += 1
                 except OSError:
                     self.stats["tx_dropped"] += 1

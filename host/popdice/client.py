@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .errors import HandshakeFailed
+from .errors import HandshakeFailed, LinkError
 from .link import DeviceInfo, Link, Notice
 
 
@@ -129,3 +130,15 @@ def connect(port: str, *, timeout: float | None = None, retries: int | None = No
         link.close()
         raise
     return client_class(link)
+
+
+def connect_when_ready(port: str, timeout: float = 10.0) -> DeviceClient:
+    """``connect``, retried while a board boots (its port may even vanish for a moment)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return connect(port)
+        except LinkError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)  # nothing to wait on: the board gives no sign before its hello

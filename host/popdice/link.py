@@ -37,6 +37,7 @@ from .transport import SerialTransport
 
 DEFAULT_TIMEOUT_S = 0.3
 DEFAULT_RETRIES = 5
+MAX_DAMAGE_RESENDS = 10
 HANDSHAKE_TIMEOUT_S = 0.5
 HANDSHAKE_TRIES = 3
 TRANSCRIPT_LENGTH = 400
@@ -129,6 +130,8 @@ class Link:
         self._call_lock = threading.Lock()
         self._deframer = codec.Deframer()
         self._events: queue.Queue[Notice | Exception] = queue.Queue()
+        # Error frames that answer no command (a damaged frame): (code, message).
+        self.complaints: queue.Queue[tuple[str, str]] = queue.Queue()
         self._session: str | None = None
         self._known_session: str | None = None
         self._next_seq = 1
@@ -193,6 +196,10 @@ class Link:
             raise item
         return item
 
+    def send_raw(self, data: bytes) -> None:
+        """Writes bytes as they are: for diagnostics and demonstrations of bad input."""
+        self._send(data, {"raw": data.hex()})
+
     def close(self) -> None:
         self._transport.close()
 
@@ -207,34 +214,44 @@ class Link:
     def _exchange(
         self, pending: _Pending, message: dict[str, Any], timeout: float, retries: int
     ) -> dict[str, Any]:
-        for attempt in range(retries + 1):
-            if attempt:
-                self.stats.resends += 1
-            pending.wake.clear()
+        """Sends and resends one command until its reply: ``retries`` more times after a
+        timeout, and at once (up to ``MAX_DAMAGE_RESENDS`` times) when the device says a
+        frame arrived damaged. Damage complaints come in bursts (one burst of noise can
+        make several bad frames), so they are not counted against ``retries``."""
+        timeouts = 0
+        damage_resends = 0
+        self._send(pending.frame, message)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            woken = left > 0 and pending.wake.wait(left)
+            with self._lock:
+                pending.wake.clear()
+                if pending.reply is not None:
+                    return pending.reply
+                if pending.restarted:
+                    raise DeviceRestarted(
+                        f"the {self._board()} restarted during {message['c']!r}: "
+                        "it may or may not have run"
+                    )
+                if self._lost is not None:
+                    raise DeviceDisconnected(f"{self.port} is gone: {self._lost}")
+                damaged = pending.damaged
+                pending.damaged = False
+            if woken and not (damaged and damage_resends < MAX_DAMAGE_RESENDS):
+                continue
+            if woken:
+                damage_resends += 1
+            else:
+                timeouts += 1
+                if timeouts > retries:
+                    raise DeviceTimeout(
+                        f"no answer from the {self._board()} on {self.port} to "
+                        f"{message['c']!r} after {retries + 1} tries"
+                    )
+            self.stats.resends += 1
             self._send(pending.frame, message)
             deadline = time.monotonic() + timeout
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0 or not pending.wake.wait(left):
-                    break
-                with self._lock:
-                    pending.wake.clear()
-                    if pending.reply is not None:
-                        return pending.reply
-                    if pending.restarted:
-                        raise DeviceRestarted(
-                            f"the {self._board()} restarted during {message['c']!r}: "
-                            "it may or may not have run"
-                        )
-                    if self._lost is not None:
-                        raise DeviceDisconnected(f"{self.port} is gone: {self._lost}")
-                    if pending.damaged:
-                        pending.damaged = False
-                        break
-        raise DeviceTimeout(
-            f"no answer from the {self._board()} on {self.port} to {message['c']!r} "
-            f"after {retries + 1} tries"
-        )
 
     def _board(self) -> str:
         return self.info.board if self.info else "device"
@@ -246,8 +263,7 @@ class Link:
             self._hello_nonce = secrets.token_hex(4)
             self._hello_done.clear()
             hello = {"t": "hello", "nonce": self._hello_nonce, "proto": PROTOCOL}
-        # The leading delimiter ends whatever partial frame the device may be holding.
-        self._send(b"\x00" + codec.encode(hello), hello)
+        self._send(codec.encode(hello), hello)
 
     def _handshake(self) -> None:
         for _ in range(HANDSHAKE_TRIES):
@@ -273,14 +289,15 @@ class Link:
         nonce = message.get("nonce")
         session = str(message.get("session"))
         if nonce is not None and nonce == self._hello_nonce:
-            if self._known_session is not None and session != self._known_session:
-                self.stats.reboots += 1
-                self._events.put(DeviceReboot(self._known_session, session))
-                self._fail_pending()
-            if session != self._known_session:
+            previous = self._known_session
+            if session != previous:
                 self._last_event = int(message.get("acked", 0))
             self._known_session = session
             self._session = session
+            if previous is not None and session != previous:
+                self.stats.reboots += 1
+                self._fail_pending()
+                self._events.put(DeviceReboot(previous, session))
             self._next_seq = max(self._next_seq, int(message.get("seq", 0)) + 1)
             self.info = DeviceInfo(
                 port=self.port,
@@ -360,6 +377,7 @@ class Link:
             pending.reply = message
             pending.wake.set()
         elif kind == "err":
+            self.complaints.put((str(message.get("code")), str(message.get("msg", ""))))
             if pending is not None and message.get("code") in _DAMAGED:
                 pending.damaged = True
                 pending.wake.set()
@@ -412,7 +430,8 @@ class Link:
 
     def _send(self, frame: bytes, message: dict[str, Any]) -> None:
         self.transcript.append((time.monotonic(), "tx", message))
-        self._transport.write(frame)
+        # A leading delimiter ends any partial frame a fault left on the line.
+        self._transport.write(b"\x00" + frame)
 
     def format_transcript(self) -> str:
         """The frames exchanged lately, one line each, oldest first."""

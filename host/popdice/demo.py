@@ -1,0 +1,123 @@
+"""`popdice demo`: each device's handshake, a command round trip, an event, and bad input.
+
+Real boards are used when plugged in; otherwise simulated ones are started (and it says so).
+With a simulator the demo presses the buttons itself through the control channel; with a
+real board it asks you to.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+from contextlib import ExitStack
+from zlib import crc32
+
+from popdice_fw import codec
+
+from .client import DeviceClient, connect
+from .discovery import find_port
+from .errors import PopdiceError, UnknownCommand
+from .firmware import KINDS
+from .link import Event
+
+DEMO_BUTTON = {"popper": "mode", "handheld": "roll"}
+REAL_PRESS_TIMEOUT_S = 30.0
+SIM_EVENT_TIMEOUT_S = 5.0
+
+
+def say(kind: str, text: str) -> None:
+    print(f"{kind:9} {text}", flush=True)
+
+
+def show_handshake(kind: str, client: DeviceClient) -> None:
+    info = client.info
+    say(
+        kind,
+        f"handshake: board {info.board}, device {info.device_id}, firmware {info.firmware}, "
+        f"protocol {info.protocol}, session {info.session}",
+    )
+
+
+def show_round_trip(kind: str, client: DeviceClient) -> None:
+    sent = {"hello": kind, "n": 42}
+    start = time.perf_counter()
+    back = client.echo(**sent)
+    elapsed = (time.perf_counter() - start) * 1000
+    verdict = "same" if back == sent else f"DIFFERENT: {back}"
+    say(kind, f"round trip: echo {json.dumps(sent)} came back {verdict} in {elapsed:.2f} ms")
+
+
+def show_event(kind: str, client: DeviceClient, control: object | None) -> None:
+    button = DEMO_BUTTON[kind]
+    if control is not None:
+        say(kind, f"event: pressing the {button} button through the simulator's control channel")
+        control.click(button)  # type: ignore[attr-defined]
+        timeout = SIM_EVENT_TIMEOUT_S
+    else:
+        say(kind, f"event: press the {button.upper()} button on the {kind} now")
+        timeout = REAL_PRESS_TIMEOUT_S
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        item = client.next_event(left)
+        if isinstance(item, Event) and item.kind == "button":
+            say(kind, f"event #{item.seq} received: {item.kind} {json.dumps(item.data)}")
+            return
+    raise PopdiceError(f"no button event from the {kind} within {timeout:.0f} s")
+
+
+def expect_complaint(client: DeviceClient, what: str) -> str:
+    try:
+        code, message = client.link.complaints.get(timeout=2.0)
+    except queue.Empty:
+        raise PopdiceError(f"the device did not answer the {what} with an error frame") from None
+    return f"{code} ({message})"
+
+
+def show_bad_input(kind: str, client: DeviceClient) -> None:
+    client.link.send_raw(b"\x05not a frame\x00")
+    say(kind, f"bad frame: answered with error frame {expect_complaint(client, 'bad frame')}")
+
+    payload = codec.dumps({"t": "cmd", "d": client.info.session, "s": 10**6, "c": "echo", "a": {}})
+    wrong_crc = ((crc32(payload) ^ 0xFFFF) & 0xFFFFFFFF).to_bytes(4, "little")
+    client.link.send_raw(codec.cobs_encode(payload + wrong_crc) + b"\x00")
+    say(kind, f"wrong CRC: answered with error frame {expect_complaint(client, 'wrong CRC')}")
+
+    try:
+        client.link.call("launch_rockets")
+    except UnknownCommand as error:
+        say(
+            kind,
+            f"unknown command: answered with error frame {error.code} ({error.device_message})",
+        )
+    status = client.status()
+    say(
+        kind,
+        f"still running: status says up {status.uptime_ms} ms, {status.link['rx_errors']} bad "
+        f"frames seen, heap free {status.heap_free} B",
+    )
+
+
+def run_demo(real: bool = True) -> int:
+    print("PopDice demo: the device link, end to end", flush=True)
+    with ExitStack() as stack:
+        for kind in KINDS:
+            port = find_port(kind, simulated=False) if real else None
+            control = None
+            if port is None:
+                from .sim.control import SimControl
+                from .sim.supervisor import SimulatedPico
+
+                sim = stack.enter_context(SimulatedPico(kind))
+                control = stack.enter_context(SimControl(sim.control_path))
+                port = sim.port
+                say(kind, f"no real {kind} plugged in: started a simulated one on {port}")
+            else:
+                say(kind, f"found a real {kind} on {port}")
+            client = stack.enter_context(connect(port))
+            show_handshake(kind, client)
+            show_round_trip(kind, client)
+            show_event(kind, client, control)
+            show_bad_input(kind, client)
+    print("demo finished: both devices answered everything and kept running", flush=True)
+    return 0

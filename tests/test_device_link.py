@@ -1,0 +1,103 @@
+"""The link to each device, end to end over a real serial path (a pty on the simulator).
+
+Runs on real boards too (`pytest --device auto`); the tests that press buttons through the
+simulator's control channel are skipped there.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from zlib import crc32
+
+import pytest
+
+import popdice
+from popdice.link import Event
+from popdice_fw import PROTOCOL, VERSION, codec
+
+
+def complaint(client) -> str:
+    code, _ = client.link.complaints.get(timeout=2.0)
+    return code
+
+
+@pytest.mark.parametrize("kind", ["popper", "handheld"])
+def test_handshake_says_what_the_device_is(request, kind):
+    client = request.getfixturevalue(kind)
+    info = client.info
+    assert info.board == kind
+    assert info.firmware == VERSION and info.protocol == PROTOCOL
+    assert len(info.device_id) == 16 and int(info.device_id, 16) >= 0
+    assert len(info.session) == 8
+
+
+def test_round_trip_and_status(popper):
+    assert popper.echo(text="naïve ⚀", n=[1, 2, 3]) == {"text": "naïve ⚀", "n": [1, 2, 3]}
+    status = popper.status()
+    assert status.board == "popper" and status.firmware == VERSION
+    assert status.heap_free > 64 * 1024
+    assert status.link["rx_frames"] >= 2
+
+
+def test_each_command_runs_exactly_once(popper):
+    assert [popper.counter() for _ in range(20)] == list(range(1, 21))
+
+
+def test_bad_input_gets_error_frames_and_the_device_keeps_running(popper):
+    popper.link.send_raw(b"\x05not a frame\x00")
+    assert complaint(popper) == "bad_frame"
+    payload = codec.dumps({"t": "cmd", "d": popper.info.session, "s": 999, "c": "counter", "a": {}})
+    wrong = ((crc32(payload) ^ 1) & 0xFFFFFFFF).to_bytes(4, "little")
+    popper.link.send_raw(codec.cobs_encode(payload + wrong) + b"\x00")
+    assert complaint(popper) == "bad_crc"
+    popper.link.send_raw(b"\x01" * 2000 + b"\x00")
+    assert complaint(popper) == "too_long"
+    popper.link.send_raw(codec.encode({"t": "nonsense"}))
+    assert complaint(popper) == "bad_frame"
+    with pytest.raises(popdice.UnknownCommand, match="launch_rockets"):
+        popper.link.call("launch_rockets")
+    with pytest.raises(popdice.BadArguments, match="n must be an integer"):
+        popper.burst(-1)
+    assert popper.counter() == 1  # the damaged counter command never ran
+    assert popper.status().link["rx_errors"] == 3
+
+
+def test_ctrl_c_does_not_stop_the_link(popper):
+    popper.link.send_raw(b"\x03\x03\x03")
+    assert popper.echo(still="here") == {"still": "here"}
+
+
+def test_button_edges_are_events(popper_dut):
+    popper_dut.control.click("mode", hold_ms=120)
+    press = popper_dut.client.next_event(5)
+    release = popper_dut.client.next_event(5)
+    assert isinstance(press, Event) and press.data == {"button": "mode", "edge": "press"}
+    assert isinstance(release, Event) and release.data["edge"] == "release"
+    assert release.data["held_ms"] >= 60 and release.seq == press.seq + 1
+
+
+def test_handheld_buttons_are_events(handheld_dut):
+    for button in ("roll", "peek", "reveal"):
+        handheld_dut.control.click(button)
+        item = handheld_dut.client.next_event(5)
+        assert isinstance(item, Event) and item.data == {"button": button, "edge": "press"}
+        assert handheld_dut.client.next_event(5).data["edge"] == "release"  # type: ignore[union-attr]
+
+
+def mpremote_exec(port: str, code: str) -> str:
+    mpremote = Path(sys.executable).with_name("mpremote")
+    proc = subprocess.run(
+        [str(mpremote), "connect", port, "resume", "exec", code],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_the_repl_command_gives_the_repl_back(popper_dut):
+    popper_dut.client.enter_repl()
+    assert mpremote_exec(popper_dut.port, "print(6 * 7)") == "42"
