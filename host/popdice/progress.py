@@ -1,4 +1,5 @@
-"""A progress bar on standard error: redrawn in place on a terminal, a line a step otherwise."""
+"""A progress bar on standard error: redrawn in place on a terminal; elsewhere (a log, a
+pipe) a line at each tenth of the way, so long jobs do not flood the output."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ class ProgressBar:
         self.stream = stream or sys.stderr
         self.width = width
         self._live = self.stream.isatty()
+        self._tenths_shown = -1
 
     def __call__(self, done: int, total: int, item: str = "") -> None:
         filled = self.width * done // max(total, 1)
@@ -22,5 +24,9 @@ class ProgressBar:
             if done >= total:
                 self.stream.write("\n")
         else:
+            tenths = 10 * done // max(total, 1)
+            if tenths == self._tenths_shown:
+                return
+            self._tenths_shown = tenths
             self.stream.write(line + "\n")
         self.stream.flush()
