@@ -19,6 +19,9 @@ examples:
   popdice status --kind popper         health of the first popper found
   popdice flash --port /dev/ttyACM0 --board popper
   popdice demo                         handshakes, a round trip, events, bad input
+  popdice check ringer play.json       was that card legal? (JSON in, JSON out)
+  popdice score lowdown boards.json --suggest
+  popdice simulate lowdown --players 3 --games 500 --seed 1
 """
 
 
@@ -142,9 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sim", action="store_true", help="use simulators even if boards are found")
     p.set_defaults(run=cmd_demo)
 
+    from .games import cli as games_cli
     from .sim import cli as sim_cli
 
     sim_cli.add_parser(sub).set_defaults(run=sim_cli.run)
+    games_cli.add_parsers(sub)
     return parser
 
 

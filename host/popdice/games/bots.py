@@ -1,0 +1,88 @@
+"""Simple bots for simulations: seeded random choices among the legal moves, nudged by a few
+preferences so that games end in a sensible number of turns.
+
+Each ``next_*_move(state, rng, settings)`` answers (seat, action): who acts next and what they
+do. In real-time phases (the Popalotsy race, Ringer's Take Over window) it also decides who
+gets in first, at random.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from .lowdown import Cross, Done, LowdownState, Place, Reveal
+from .popalotsy import Drop, Pass, PopalotsyState
+from .ringer import Play, RingerState
+from .ringer_rules import scores_ringer
+
+
+@dataclass(frozen=True)
+class BotSettings:
+    mistakes: float = 0.0
+    """Popalotsy, faithful mode: the chance a drop is a random card on a random die."""
+    take_over_rate: float = 0.3
+    """Ringer: the chance a player holding a legal Take Over plays it out of turn."""
+    keep_playing: float = 0.8
+    """Ringer: the chance of playing on (when a card can be played) rather than stopping."""
+    reveal_rate: float = 0.1
+    """Lowdown: the chance the active player reveals the hidden pair."""
+
+
+def next_popalotsy_move(
+    state: PopalotsyState, rng: random.Random, settings: BotSettings
+) -> tuple[int, Any]:
+    seat = rng.choice(state.current_players())
+    hand = state.hands[seat]
+    if settings.mistakes and state.config.mode == "faithful" and rng.random() < settings.mistakes:
+        return seat, Drop(rng.choice(hand), rng.randrange(len(state.dice)))
+    drops = state.legal_drops(seat)
+    return seat, rng.choice(drops) if drops else Pass()
+
+
+def next_ringer_move(
+    state: RingerState, rng: random.Random, settings: BotSettings
+) -> tuple[int, Any]:
+    current = state.current_players()
+    for seat in current[1:]:
+        if rng.random() < settings.take_over_rate:
+            return seat, rng.choice(state.legal_actions(seat))
+    seat = current[0]
+    actions = state.legal_actions(seat)
+    plays = [action for action in actions if isinstance(action, Play)]
+    if not plays or len(plays) == len(actions):
+        return seat, rng.choice(actions)
+    ringers = [play for play in plays if scores_ringer(play.card, state.die)]
+    if ringers:
+        return seat, rng.choice(ringers)
+    if rng.random() < settings.keep_playing:
+        return seat, rng.choice(plays)
+    return seat, rng.choice([action for action in actions if not isinstance(action, Play)])
+
+
+def next_lowdown_move(
+    state: LowdownState, rng: random.Random, settings: BotSettings
+) -> tuple[int, Any]:
+    seat = rng.choice(state.current_players())
+    actions = state.legal_actions(seat)
+    if (
+        any(isinstance(action, Reveal) for action in actions)
+        and rng.random() < settings.reveal_rate
+    ):
+        return seat, Reveal()
+    crossings = [action for action in actions if isinstance(action, Cross)]
+    if crossings:
+        sheet = state.sheets[seat]
+        for cross in crossings:
+            if cross.line in sheet.best_crossings(cross.grid, state.config):
+                return seat, cross
+    if any(isinstance(action, Done) for action in actions):
+        return seat, Done()
+    writes = [action for action in actions if not isinstance(action, Reveal)]
+    normal = [a for a in writes if isinstance(a, Place) and not a.wild]
+    if normal:
+        numbers = state.offered_dice(seat)[0]
+        lowest = min(numbers[place.number] for place in normal)
+        return seat, rng.choice([p for p in normal if numbers[p.number] == lowest])
+    return seat, rng.choice(writes)

@@ -1,0 +1,262 @@
+"""The `check`, `score` and `simulate` subcommands of `popdice` (shared/spec/formats.md).
+
+``add_parsers(subparsers)`` adds them to the top-level parser; each sets ``run`` to a function
+that takes the parsed arguments and returns the exit code. A document that cannot be understood
+raises ``InputError``, which the top-level command prints as one ``error:`` line (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..progress import ProgressBar
+from .bots import BotSettings
+from .catalog import GAMES
+from .errors import InputError
+from .fields import Field, parse_document
+from .lowdown_check import check_lowdown_move, score_lowdown
+from .lowdown_rules import LowdownData
+from .popalotsy_check import check_popalotsy
+from .popalotsy_rules import PopalotsyData
+from .ringer_check import check_ringer
+from .ringer_rules import RingerData
+from .simulate import simulate
+
+FILE_HELP = "the JSON document to judge, or - to read it from standard input"
+DATA_HELP = "a replacement for the packaged {name} (card lists, colours, layouts)"
+
+CHECK_EPILOG = """\
+Each check reads one JSON document and prints one JSON verdict (formats.md).
+Exit code 0: the verdict is on standard output (an illegal play is a verdict).
+Exit code 2: the document is not valid; one line on standard error names the field.
+
+examples:
+  popdice check popalotsy race.json        who takes back which pile, who won
+  popdice check ringer plays.json          each play: legal? a Ringer? which power?
+  popdice check lowdown-move move.json     may this number go in that box?
+  echo '{"die": 4, "top": {"suit": "pink", "number": 3}, "events": []}' | popdice check ringer -
+"""
+
+POPALOTSY_HELP = """\
+Verifies the piles after a Popalotsy race (rules §1.4-1.6). Input:
+  {"dice":  [{"color": "red", "number": 3}, ...],        die i as popped
+   "piles": [[{"color": "red", "number": 4, "by": "ann"}, ...], ...],
+                                                        pile i is on die i, bottom card first
+   "hands": {"ann": 0, "bob": 2},     optional: cards held when the race stopped
+   "emptied": ["ann"]}                optional: who emptied their hand, in order
+Output: per pile ok, or first_bad (index), reason and takes_back (the owner of the first
+wrong card takes the whole pile); with hands, the hands after penalties and the winner.
+Reasons: no_match, locked, number_on_number, color_after_number, not_higher.
+"""
+
+RINGER_HELP = """\
+Judges plays onto one Ringer Play Stack, one event at a time (rules §2.4-2.6). Input:
+  {"die": 4, "top": {"suit": "pink", "number": 2},
+   "events": [{"play": {"suit": "pink", "number": 3, "power": "draw1"}},
+              {"play": {...}, "out_of_turn": true},     a Take Over on someone else's turn
+              {"roll": 6},                               the die now shows 6
+              {"start": {"suit": "yellow", "number": 6}}]}   a new stack after a Ringer
+A Reroll card has no number ("power": "reroll"). Powers: ask, draw1, draw2, take_over,
+reroll, steal1. Output: per event legal (or reason), ringer, won, and the power that acts.
+Reasons: identical, not_consecutive, not_matching, suit_mismatch, take_over_on_wild_reroll,
+no_stack, out_of_turn (a card other than a Take Over played out of turn).
+"""
+
+MOVE_HELP = """\
+Judges one placement on a Lowdown board with the default box layout (rules §3.1-3.3). Input:
+  {"board": {"grids": {"red/orange": [[null, null, null], ...]}, "wilds": 0},
+   "move":  {"grid": "red/orange", "row": 0, "col": 2, "number": 5, "color": "orange",
+             "wild": false}}
+Grids left out are empty; rows and columns count from 0, top left. With "wild": true the
+colour is ignored. Output: {"legal": true} or {"legal": false, "reason": R}, R one of
+box_filled, wrong_color, no_wilds_left.
+"""
+
+SCORE_HELP = """\
+Validates and scores Lowdown boards (rules §3.3-3.6). Input:
+  {"boards": {"ann": {"grids": {"red/orange": [[1, 3, 6], [2, 2, 2], [5, 4, 1]], ...},
+                      "crossed": {"red/orange": ["r0", "r1", "r2"]},
+                      "wilds": 4}}}
+A box is a number 1-6, "X" (blacked out, +6) or null (empty). Lines: r0-r2 rows (top
+first), c0-c2 columns (left first), d0 top-left to bottom-right, d1 top-right to bottom-left.
+Output: scores (lowest wins), finished grids, game_over, winners, and errors: the rules the
+boards break (incomplete_line, blackout_in_line, not_qualifying, lines_cross, too_many_wilds),
+scored as written all the same.
+
+examples:
+  popdice score lowdown boards.json
+  popdice score lowdown boards.json --suggest     also: the crossings that save the most
+"""
+
+SIMULATE_HELP = """\
+Plays whole games with simple bots (random legal moves, with a few preferences) and prints
+win rate per seat, mean scores and game length. Seeds make runs repeatable. Rule settings
+(the [A -> D] choices of rules.md) can be changed with --rule NAME=VALUE.
+
+examples:
+  popdice simulate ringer --players 4 --games 1000 --seed 7
+  popdice simulate popalotsy --players 6 --games 500 --rule mode=strict
+  popdice simulate popalotsy --rule turn_taking=true --rule mode=strict
+  popdice simulate lowdown --players 3 --games 200 --json
+settings:
+  popalotsy  mode=faithful|strict turn_taking penalised_card=first|last popper_rotates
+             cleared_piles=discard|deck reshuffle_discard win_after_verification ...
+  ringer     wrap_numbers wild_reroll_is_wild refill_after_pass limit_after_ask_and_steal
+             turn_goes_on_after_ringer streak_on_take_over hand_size hand_limit ...
+  lowdown    hidden_roller=right|left hidden_with_wild must_write forced_wild
+             crossed_lines_may_share_box cross_any_turn end_grids ...
+"""
+
+
+def add_parsers(subparsers: Any) -> None:
+    """Add `check`, `score` and `simulate` to the top-level subparsers."""
+    raw = argparse.RawDescriptionHelpFormatter
+    check = subparsers.add_parser(
+        "check",
+        help="judge a Popalotsy race, Ringer plays or a Lowdown move (JSON in, JSON out)",
+        description="Rule checks for the three games: one JSON document in, one JSON verdict out.",
+        epilog=CHECK_EPILOG,
+        formatter_class=raw,
+    )
+    games = check.add_subparsers(dest="check_game", metavar="GAME", required=True)
+    for name, helptext, description, run, data_file in (
+        (
+            "popalotsy",
+            "verify the piles after a race",
+            POPALOTSY_HELP,
+            run_check_popalotsy,
+            "popalotsy.json",
+        ),
+        ("ringer", "judge plays onto a Play Stack", RINGER_HELP, run_check_ringer, "ringer.json"),
+        (
+            "lowdown-move",
+            "judge one Lowdown placement",
+            MOVE_HELP,
+            run_check_lowdown_move,
+            "lowdown.json",
+        ),
+    ):
+        p = games.add_parser(name, help=helptext, description=description, formatter_class=raw)
+        p.add_argument("file", metavar="FILE", help=FILE_HELP)
+        p.add_argument("--data", metavar="JSON", help=DATA_HELP.format(name=data_file))
+        p.set_defaults(run=run)
+
+    score = subparsers.add_parser(
+        "score",
+        help="score Lowdown boards (JSON in, JSON out)",
+        description="Scores game boards: one JSON document in, one JSON result out.",
+        formatter_class=raw,
+    )
+    scored = score.add_subparsers(dest="score_game", metavar="GAME", required=True)
+    p = scored.add_parser(
+        "lowdown",
+        help="validate and score Lowdown boards",
+        description=SCORE_HELP,
+        formatter_class=raw,
+    )
+    p.add_argument("file", metavar="FILE", help=FILE_HELP)
+    p.add_argument(
+        "--suggest",
+        action="store_true",
+        help="also give, per player, the crossings to add that lower the score the most",
+    )
+    p.add_argument("--data", metavar="JSON", help=DATA_HELP.format(name="lowdown.json"))
+    p.set_defaults(run=run_score_lowdown)
+
+    p = subparsers.add_parser(
+        "simulate",
+        help="play many games with bots and sum them up",
+        description=SIMULATE_HELP,
+        formatter_class=raw,
+    )
+    p.add_argument("game", metavar="GAME", choices=sorted(GAMES), help=", ".join(sorted(GAMES)))
+    p.add_argument("--players", type=int, default=4, metavar="N", help="players (default 4)")
+    p.add_argument("--games", type=int, default=100, metavar="K", help="games (default 100)")
+    p.add_argument("--seed", type=int, default=1, metavar="S", help="run seed (default 1)")
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="change a rule setting (repeatable)",
+    )
+    p.add_argument(
+        "--mistakes",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="Popalotsy (faithful mode): chance a bot drops a random card (default 0)",
+    )
+    p.add_argument("--data", metavar="JSON", help="a replacement for the game's data file")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(run=run_simulate)
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+def read_document(file: str) -> Field:
+    """The JSON document in ``file`` (``-``: standard input), ready to read field by field."""
+    label = "standard input" if file == "-" else file
+    try:
+        if file == "-":
+            text = sys.stdin.buffer.read().decode("utf-8")
+        else:
+            text = Path(file).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{label}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{label}: is a directory, not a JSON file") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{label}: not UTF-8 text") from None
+    except OSError as bad:
+        raise InputError(f"{label}: cannot read it: {bad.strerror or bad}") from None
+    return parse_document(text, label, InputError)
+
+
+def emit(result: dict[str, Any]) -> int:
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    return 0
+
+
+def run_check_popalotsy(args: argparse.Namespace) -> int:
+    doc = read_document(args.file)
+    return emit(check_popalotsy(doc, PopalotsyData.load(args.data)))
+
+
+def run_check_ringer(args: argparse.Namespace) -> int:
+    doc = read_document(args.file)
+    return emit(check_ringer(doc, RingerData.load(args.data)))
+
+
+def run_check_lowdown_move(args: argparse.Namespace) -> int:
+    doc = read_document(args.file)
+    return emit(check_lowdown_move(doc, LowdownData.load(args.data)))
+
+
+def run_score_lowdown(args: argparse.Namespace) -> int:
+    doc = read_document(args.file)
+    return emit(score_lowdown(doc, args.suggest, LowdownData.load(args.data)))
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    if not 0.0 <= args.mistakes <= 1.0:
+        raise InputError(f"--mistakes: {args.mistakes} is not a chance (0 to 1)")
+    summary = simulate(
+        args.game,
+        args.players,
+        args.games,
+        args.seed,
+        args.rule,
+        BotSettings(mistakes=args.mistakes),
+        args.data,
+        progress=ProgressBar(f"simulating {args.game}"),
+    )
+    if args.json:
+        return emit(summary.as_dict())
+    print(summary.text())
+    return 0

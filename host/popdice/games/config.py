@@ -1,0 +1,66 @@
+"""Rule settings: the [A → D] choices of rules.md as frozen dataclasses with checked values.
+
+Each game has a ``...Config`` dataclass whose defaults are the recommended choices. Settings
+can be changed by name (``mode=strict``), e.g. from ``popdice simulate --rule``; names and
+values are checked and a bad one raises ``ConfigError``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+
+from .errors import ConfigError
+
+C = TypeVar("C")
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def require_choice(name: str, value: str, options: Sequence[str]) -> None:
+    if value not in options:
+        raise ConfigError(f"rule {name}: {value!r} is not one of {', '.join(options)}")
+
+
+def require_at_least(name: str, value: int, low: int) -> None:
+    if value < low:
+        raise ConfigError(f"rule {name}: {value} is less than {low}")
+
+
+def _convert(name: str, text: str, current: Any) -> Any:
+    if isinstance(current, bool):
+        word = text.strip().lower()
+        if word in _TRUE:
+            return True
+        if word in _FALSE:
+            return False
+        raise ConfigError(f"rule {name}: {text!r} is not true or false")
+    if isinstance(current, int):
+        try:
+            return int(text)
+        except ValueError:
+            raise ConfigError(f"rule {name}: {text!r} is not a whole number") from None
+    return text
+
+
+def with_settings(config: C, settings: Iterable[str]) -> C:
+    """``config`` with each ``NAME=VALUE`` of ``settings`` applied (checked)."""
+    assert dataclasses.is_dataclass(config) and not isinstance(config, type)
+    known = {f.name for f in dataclasses.fields(config)}
+    changes: dict[str, Any] = {}
+    for setting in settings:
+        name, sep, text = setting.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep:
+            raise ConfigError(f"rule {setting!r}: write it as NAME=VALUE")
+        if name not in known:
+            raise ConfigError(f"rule {name}: unknown (known: {', '.join(sorted(known))})")
+        changes[name] = _convert(name, text, getattr(config, name))
+    return dataclasses.replace(config, **changes)
+
+
+def describe(config: Any) -> dict[str, Any]:
+    """The settings as a plain dict, for summaries and views."""
+    return dataclasses.asdict(config)
