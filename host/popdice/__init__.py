@@ -1,6 +1,6 @@
 """PopDice on the laptop: talks to the popper and the handheld over USB serial."""
 
-from .client import DeviceClient, Handheld, Popper, Status, connect
+from .client import DeviceClient, Status, connect
 from .errors import (
     BadArguments,
     DeviceDisconnected,
@@ -13,7 +13,9 @@ from .errors import (
     ProtocolMismatch,
     UnknownCommand,
 )
+from .handheld import Handheld
 from .link import DeviceInfo, DeviceReboot, Event, EventGap, Link
+from .popper import Popper
 
 __version__ = "0.1.0"
 

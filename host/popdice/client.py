@@ -101,19 +101,12 @@ class DeviceClient:
         self.close()
 
 
-class Popper(DeviceClient):
-    """The popper: the table-centre dice."""
+def client_class(board: str) -> type[DeviceClient] | None:
+    """The client class for a board name from a handshake, or None if unknown."""
+    from .handheld import Handheld
+    from .popper import Popper
 
-    board = "popper"
-
-
-class Handheld(DeviceClient):
-    """The handheld: Lowdown's secret dice."""
-
-    board = "handheld"
-
-
-CLIENTS: dict[str, type[DeviceClient]] = {cls.board: cls for cls in (Popper, Handheld)}
+    return {cls.board: cls for cls in (Popper, Handheld)}.get(board)
 
 
 def connect(port: str, *, timeout: float | None = None, retries: int | None = None) -> DeviceClient:
@@ -123,13 +116,13 @@ def connect(port: str, *, timeout: float | None = None, retries: int | None = No
         link.retries = retries
     try:
         info = link.open()
-        client_class = CLIENTS.get(info.board)
-        if client_class is None:
+        cls = client_class(info.board)
+        if cls is None:
             raise HandshakeFailed(f"{port}: a PopDice device of unknown kind {info.board!r}")
     except BaseException:
         link.close()
         raise
-    return client_class(link)
+    return cls(link)
 
 
 def connect_when_ready(port: str, timeout: float = 10.0) -> DeviceClient:
