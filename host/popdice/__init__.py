@@ -13,7 +13,7 @@ from .errors import (
     ProtocolMismatch,
     UnknownCommand,
 )
-from .handheld import Handheld
+from .handheld import CommitmentMismatch, Handheld, Reveal, SecretRoll
 from .link import DeviceInfo, DeviceReboot, Event, EventGap, Link
 from .popper import Popper
 
@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BadArguments",
+    "CommitmentMismatch",
     "DeviceClient",
     "DeviceDisconnected",
     "DeviceError",
@@ -37,6 +38,8 @@ __all__ = [
     "PopdiceError",
     "Popper",
     "ProtocolMismatch",
+    "Reveal",
+    "SecretRoll",
     "Status",
     "UnknownCommand",
     "__version__",

@@ -1,5 +1,6 @@
 """Pictures of what the simulated boards show: the popper's dice in ANSI truecolor, the
-handheld's OLED in half-block characters or as a PNG (written by hand: zlib and struct).
+handheld's OLED in half-block characters or as a PNG (written by hand: zlib and struct),
+one screen or several side by side.
 
 The display's buffer is the SSD1306's RAM (framebuf.MONO_VLSB, 128x64); ``visible`` turns
 it into the lit pixels as seen on a module mounted the usual way (upright once the driver
@@ -18,6 +19,7 @@ from .wiring import DICE, DISPLAY_HEIGHT, DISPLAY_WIDTH
 _RESET = "\x1b[0m"
 _UNLIT = (40, 40, 40)  # how a dark LED is drawn, so the dice stay visible
 _PIXELS_PER_DIE = 9
+_GAP_GREY = 0x60  # between pictures of the display set side by side
 
 
 def pixel(buffer: bytes, x: int, y: int) -> bool:
@@ -80,11 +82,21 @@ def dice_text(pixels: Sequence[Sequence[int]]) -> str:
 
 def display_png(state: Mapping[str, Any], scale: int = 4) -> bytes:
     """The panel as a greyscale PNG, each pixel ``scale`` x ``scale``."""
-    rows = visible(state)
-    width, height = DISPLAY_WIDTH * scale, DISPLAY_HEIGHT * scale
+    return displays_png([state], scale)
+
+
+def displays_png(states: Sequence[Mapping[str, Any]], scale: int = 4, gap: int = 0) -> bytes:
+    """Several panel states side by side in one greyscale PNG, ``gap`` grey pixels apart."""
+    pictures = [visible(state) for state in states]
+    spacer = bytes([_GAP_GREY]) * gap
+    width = len(pictures) * DISPLAY_WIDTH * scale + (len(pictures) - 1) * gap
+    height = DISPLAY_HEIGHT * scale
     raw = bytearray()
-    for row in rows:
-        line = bytes(0xFF if lit else 0x00 for lit in row for _ in range(scale))
+    for y in range(DISPLAY_HEIGHT):
+        line = spacer.join(
+            bytes(0xFF if lit else 0x00 for lit in rows[y] for _ in range(scale))
+            for rows in pictures
+        )
         for _ in range(scale):
             raw.append(0)  # filter: none
             raw += line

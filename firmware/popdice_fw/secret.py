@@ -1,0 +1,75 @@
+"""The handheld's secret rolls: one colour die and one number die, a nonce and a commitment.
+
+Until ``reveal`` the values stay here: ``public()`` is what may cross the link before it.
+Roll ids are ``<link session>-<count>``, unique across boots without any storage. A roll
+made while the last one is unrevealed replaces it, and says so (``replaces``).
+"""
+
+import os
+from binascii import hexlify
+
+from popdice_fw.commit import COLOURS, NONCE_BYTES, commitment
+from popdice_fw.dice import Dice
+
+
+class SecretRoll:
+    def __init__(self, roll_id, colour, number, nonce, commitment_, replaces):
+        self.roll_id = roll_id
+        self.colour = colour
+        self.number = number
+        self.nonce = nonce
+        self.commitment = commitment_
+        self.replaces = replaces
+        self.revealed = False
+
+    def public(self):
+        """What the host may know before the reveal."""
+        return {"roll_id": self.roll_id, "commitment": self.commitment, "replaces": self.replaces}
+
+    def opened(self):
+        """The reveal: everything needed to check the commitment."""
+        return {
+            "roll_id": self.roll_id,
+            "nonce": self.nonce,
+            "colour": self.colour,
+            "number": self.number,
+        }
+
+
+class Roller:
+    def __init__(self, device_id, session, dice=None, entropy=None):
+        self.device_id = device_id
+        self.session = session
+        self.dice = dice or Dice()
+        self._entropy = entropy or os.urandom
+        self.count = 0
+        self.current = None
+
+    def roll(self):
+        """A new secret roll, which becomes the current one."""
+        before = self.current
+        replaces = before.roll_id if before is not None and not before.revealed else None
+        self.count += 1
+        roll_id = "%s-%d" % (self.session, self.count)
+        colour = COLOURS[self.dice.roll(len(COLOURS)) - 1]
+        number = self.dice.roll(6)
+        raw = self._entropy(NONCE_BYTES)
+        if len(raw) != NONCE_BYTES:
+            raise OSError("the entropy source gave too few bytes for a nonce")
+        nonce = hexlify(raw).decode()
+        self.current = SecretRoll(
+            roll_id,
+            colour,
+            number,
+            nonce,
+            commitment(self.device_id, roll_id, nonce, colour, number),
+            replaces,
+        )
+        return self.current
+
+    def reveal(self):
+        """Marks the current roll revealed (it may already be) and returns it, or None."""
+        roll = self.current
+        if roll is not None:
+            roll.revealed = True
+        return roll

@@ -1,0 +1,256 @@
+"""The handheld's app inside MicroPython: buttons on simulated pins, the SSD1306 model on the
+simulated I2C bus, VSYS on the simulated ADC, the link over an in-memory port (no host hello,
+so events are not resent). Every screen is compared pixel for pixel with what ``screens``
+draws for the roll's values."""
+
+import asyncio
+import time
+
+import _simhw
+import _simlink
+import framebuf
+from fakeport import FakePort
+from machine import ADC, I2C, Pin
+
+from popdice_fw import commit, screens
+from popdice_fw.handheld import Handheld
+
+ROLL, PEEK, REVEAL = 14, 15, 13
+
+
+class Panel:
+    """Follows the simulated SSD1306: every change it reports, awaitable."""
+
+    def __init__(self):
+        self.changed = asyncio.Event()
+        _simhw.build("handheld")
+        self.model = _simhw.display
+        _simlink.sink = self._on_message
+
+    def _on_message(self, message, blob):
+        if message.get("t") == "display":
+            self.changed.set()
+
+    async def wait(self, predicate, timeout_ms=2000):
+        deadline = time.ticks_add(time.ticks_ms(), timeout_ms)
+        while not predicate(self.model):
+            left = time.ticks_diff(deadline, time.ticks_ms())
+            if left <= 0:
+                raise AssertionError("the display never showed what was expected")
+            self.changed.clear()
+            try:
+                await asyncio.wait_for_ms(self.changed.wait(), left)
+            except asyncio.TimeoutError:
+                pass
+
+
+def expected(draw, *args):
+    buf = bytearray(1024)
+    draw(framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB), *args)
+    return buf
+
+
+def shows(buf):
+    return lambda model: model.on and model.buffer == buf
+
+
+class Rig:
+    def __init__(self, bus=0):
+        for pin in (ROLL, PEEK, REVEAL):
+            _simhw.drive(pin, None)
+        _simhw.vsys_volts = 4.8
+        self.panel = Panel()
+        self.port = FakePort()
+        self.app = Handheld(
+            i2c=I2C(bus),
+            roll_button=Pin(ROLL, Pin.IN, Pin.PULL_UP),
+            peek_button=Pin(PEEK, Pin.IN, Pin.PULL_UP),
+            reveal_button=Pin(REVEAL, Pin.IN, Pin.PULL_UP),
+            vsys=ADC(Pin(29)),
+            port=self.port,
+        )
+        self.app.view.hint_ms = 100
+        self.tasks = [asyncio.create_task(c) for c in self.app.tasks()]
+        self.link_task = asyncio.create_task(self.app.link.run())
+        self.seq = 0
+
+    async def stop(self):
+        """Ends every task of the app, so that none outlives its test."""
+        for task in self.tasks:
+            task.cancel()
+        self.app.link.stop()
+        await asyncio.wait_for_ms(self.link_task, 1000)
+        for pin in (ROLL, PEEK, REVEAL):
+            _simhw.drive(pin, None)
+
+    async def call(self, name, **args):
+        self.seq += 1
+        seq = self.seq
+        self.port.send({"t": "cmd", "d": self.app.link.session, "s": seq, "c": name, "a": args})
+        return await self.port.wait_frame(lambda f: f["t"] in ("res", "err") and f["s"] == seq)
+
+    def last_event(self):
+        last = 0
+        for frame in self.port.matching(lambda f: f["t"] == "evt"):
+            last = max(last, frame["e"])
+        return last
+
+    async def event(self, kind, after=0):
+        return await self.port.wait_frame(
+            lambda f: f["t"] == "evt" and f["k"] == kind and f["e"] > after
+        )
+
+    async def edge(self, name, edge):
+        """Waits for the next ``button`` event of this button and edge."""
+        after = self.last_event()
+
+        def wanted(f):
+            if f["t"] != "evt" or f["k"] != "button" or f["e"] <= after:
+                return False
+            return f["v"]["button"] == name and f["v"]["edge"] == edge
+
+        return await self.port.wait_frame(wanted)
+
+
+def mv(app):
+    """VSYS as the screens show it: to a tenth of a volt."""
+    return (app.battery.mv + 50) // 100 * 100
+
+
+async def test_roll_peek_reveal_on_the_buttons_shows_exactly_the_committed_dice():
+    rig = Rig()
+    try:
+        app = rig.app
+        await rig.panel.wait(shows(expected(screens.home, False, "press ROLL", mv(app), False)))
+
+        _simhw.drive(ROLL, 0)
+        rolled = await rig.event("secret_roll")
+        _simhw.drive(ROLL, None)
+        roll = app.roller.current
+        assert rolled["v"] == roll.public()
+        assert rolled["v"]["commitment"] == commit.commitment(
+            app.link.device_id, roll.roll_id, roll.nonce, roll.colour, roll.number
+        )
+        hidden = expected(screens.home, True, "hold PEEK", mv(app), False)
+        await rig.panel.wait(shows(hidden))
+
+        _simhw.drive(PEEK, 0)
+        await rig.panel.wait(
+            shows(expected(screens.peek, roll.colour, roll.number, mv(app), False))
+        )
+        _simhw.drive(PEEK, None)
+        await rig.panel.wait(shows(hidden))
+
+        before_reveal = bytes(rig.port.sent)
+        for secret in (roll.colour, roll.nonce):
+            assert secret.encode() not in before_reveal, secret
+
+        _simhw.drive(REVEAL, 0)
+        revealed = await rig.event("reveal")
+        _simhw.drive(REVEAL, None)
+        assert revealed["v"] == dict(roll.opened(), by="button")
+        await rig.panel.wait(shows(expected(screens.reveal, roll.colour, roll.number)))
+    finally:
+        await rig.stop()
+
+
+async def test_a_short_reveal_press_only_hints_and_reveals_nothing():
+    rig = Rig()
+    try:
+        await rig.call("roll")
+        rig.app.view.hint_ms = 5000
+        _simhw.drive(REVEAL, 0)
+        await rig.edge("reveal", "press")
+        _simhw.drive(REVEAL, None)
+        await rig.edge("reveal", "release")
+        hint = expected(screens.home, True, "hold REVEAL", mv(rig.app), False)
+        await rig.panel.wait(shows(hint))
+        assert not rig.port.matching(lambda f: f["t"] == "evt" and f["k"] == "reveal")
+        assert not rig.app.roller.current.revealed
+    finally:
+        await rig.stop()
+
+
+async def test_peek_hides_the_dice_after_its_timeout_even_if_held():
+    rig = Rig()
+    try:
+        await rig.call("settings", peek_ms=200)
+        await rig.call("roll")
+        roll = rig.app.roller.current
+        hidden = expected(screens.home, True, "hold PEEK", mv(rig.app), False)
+        await rig.panel.wait(shows(hidden))
+        _simhw.drive(PEEK, 0)
+        started = time.ticks_ms()
+        await rig.panel.wait(
+            shows(expected(screens.peek, roll.colour, roll.number, mv(rig.app), False))
+        )
+        await rig.panel.wait(shows(hidden))
+        held = time.ticks_diff(time.ticks_ms(), started)
+        assert 150 <= held < 1000, held
+        assert rig.app.buttons[1].pressed  # still held
+    finally:
+        await rig.stop()
+
+
+async def test_the_display_sleeps_when_idle_and_a_button_wakes_it():
+    rig = Rig()
+    try:
+        await rig.call("roll")
+        await rig.call("settings", idle_ms=150)
+        await rig.panel.wait(lambda model: not model.on)
+        _simhw.drive(PEEK, 0)
+        roll = rig.app.roller.current
+        await rig.panel.wait(
+            shows(expected(screens.peek, roll.colour, roll.number, mv(rig.app), False))
+        )
+    finally:
+        await rig.stop()
+
+
+async def test_low_battery_warns_on_screen_and_to_the_host():
+    rig = Rig()
+    try:
+        await rig.call("settings", idle_ms=150)
+        await rig.panel.wait(lambda model: not model.on)
+        _simhw.vsys_volts = 3.3
+        event = await rig.event("battery")
+        assert event["v"]["low"] and 3250 <= event["v"]["vsys_mv"] <= 3350
+        await rig.panel.wait(shows(expected(screens.home, False, "press ROLL", 3300, True)))
+        status = (await rig.call("status"))["v"]
+        assert status["battery_low"] and status["vsys_mv"] == event["v"]["vsys_mv"]
+    finally:
+        await rig.stop()
+
+
+async def test_reveal_command_refusals():
+    rig = Rig()
+    try:
+        refused = await rig.call("reveal")
+        assert refused["t"] == "err" and refused["code"] == "no_roll"
+        first = (await rig.call("roll"))["v"]
+        second = (await rig.call("roll"))["v"]
+        assert second["replaces"] == first["roll_id"]
+        stale = await rig.call("reveal", roll_id=first["roll_id"])
+        assert stale["t"] == "err" and stale["code"] == "stale_roll"
+        bad = await rig.call("reveal", roll_id=7)
+        assert bad["t"] == "err" and bad["code"] == "bad_args"
+        shown = await rig.call("reveal", roll_id=second["roll_id"])
+        assert shown["v"] == rig.app.roller.current.opened()
+        again = await rig.call("reveal")
+        assert again["v"] == shown["v"]
+        reveals = rig.port.matching(lambda f: f["t"] == "evt" and f["k"] == "reveal")
+        assert len(reveals) == 1 and reveals[0]["v"]["by"] == "host"
+    finally:
+        await rig.stop()
+
+
+async def test_without_a_panel_the_dice_still_roll_and_reveal():
+    rig = Rig(bus=1)  # nothing on I2C1: the panel does not answer
+    try:
+        status = (await rig.call("status"))["v"]
+        assert status["display"] == {"present": False, "on": False, "errors": 1}
+        rolled = (await rig.call("roll"))["v"]
+        shown = (await rig.call("reveal"))["v"]
+        assert shown["roll_id"] == rolled["roll_id"]
+    finally:
+        await rig.stop()
