@@ -1,15 +1,254 @@
-"""The popper's app: the table-centre device with the accelerometer and the LED dice."""
+"""The popper's app: press the dome, the five LED dice pop a fair roll, the host hears it.
 
+Tasks, one per concern: the sensor (each LIS3DH sample through the press detector; it
+polls INT1's level with ``sleep_ms``, which allocates nothing, where waiting on a
+ThreadSafeFlag would allocate a coroutine per sample), the pops (roll, event, tumble
+animation, result), the buttons (the mode button's short press: next game mode) and the
+link. Commands: ``mode``, ``pop``, ``reroll``, ``settings``, ``roll_counts``, and ``status``
+with the sensor's figures.
+"""
+
+import asyncio
+import time
+
+from micropython import const
+
+from popdice_fw import buttons, modes
 from popdice_fw.buttons import Button
-from popdice_fw.device import Device
+from popdice_fw.device import Device, int_arg
+from popdice_fw.dice import Dice
+from popdice_fw.leds import LedDice
+from popdice_fw.link import BAD_ARGS, CommandError
+from popdice_fw.lis3dh import Lis3dh
+from popdice_fw.press import PressDetector
+
+_OVERRUN_US = const(5000)  # two periods without a sample: at least one was overwritten
+_TUMBLE_FRAMES = const(8)
+_TUMBLE_FRAME_MS = const(45)
+_CLICK_MS = const(6)
+_CLICK_HZ = const(2200)
+_ROLL_COUNTS_MAX = const(20000)
+_ROLLS_BETWEEN_YIELDS = const(200)
+
+NO_ROLL = "no_roll"
 
 
 class Popper(Device):
     NAME = "popper"
 
-    def __init__(self, i2c, accel_int, leds, mode_button, buzzer, port=None):
+    def __init__(
+        self, i2c, accel_int, leds, mode_button, buzzer, port=None, accel=None, detector=None
+    ):
         super().__init__(port, [Button("mode", mode_button)])
-        self.i2c = i2c
         self.accel_int = accel_int
-        self.leds = leds
+        self.accel_error = None
+        self.accel = accel
+        if accel is None:
+            try:
+                self.accel = Lis3dh(i2c)
+            except OSError as error:
+                self.accel_error = str(error) or "no answer on I2C"
+        self.detector = detector or PressDetector()
+        self.leds = LedDice(leds)
         self.buzzer = buzzer
+        self.dice = Dice()
+        self.mode = modes.POPALOTSY
+        self.animation = True
+        self.roll_id = 0
+        self.result = None
+        self.samples = 0
+        self.overruns = 0
+        self.pops = 0
+        self._last_sample_us = 0
+        self._pop_wanted = asyncio.Event()
+        self._pop_source = None
+        self._show = asyncio.Event()
+        self.commands["mode"] = self.cmd_mode
+        self.commands["pop"] = self.cmd_pop
+        self.commands["reroll"] = self.cmd_reroll
+        self.commands["settings"] = self.cmd_settings
+        self.commands["roll_counts"] = self.cmd_roll_counts
+
+    def tasks(self):
+        tasks = super().tasks() + [self._pops(), self._lights()]
+        if self.accel is not None:
+            tasks.append(self._sense())
+        return tasks
+
+    # -- the sensor ----------------------------------------------------------------
+
+    async def _sense(self):
+        ready = self.accel_int
+        while True:
+            if ready.value():
+                self.on_sample()
+                await asyncio.sleep_ms(0)
+            else:
+                await asyncio.sleep_ms(1)
+
+    def on_sample(self):
+        """One sample through the detector; allocates nothing."""
+        now = time.ticks_us()
+        if self.samples and time.ticks_diff(now, self._last_sample_us) > _OVERRUN_US:
+            self.overruns += 1
+        self._last_sample_us = now
+        accel = self.accel
+        if accel is None:
+            return
+        accel.read()
+        self.samples += 1
+        if self.detector.update(accel.x, accel.y, accel.z):
+            self._pop_source = "press"
+            self._pop_wanted.set()
+
+    # -- popping -------------------------------------------------------------------
+
+    async def _pops(self):
+        while True:
+            await self._pop_wanted.wait()
+            self._pop_wanted.clear()
+            self.pop(self._pop_source or "press")
+
+    def pop(self, source):
+        """Rolls every die of the mode, tells the host, and starts the show."""
+        self.result = modes.roll(self.mode, self.dice)
+        return self._announce(source, None)
+
+    def _announce(self, source, rerolled):
+        self.roll_id += 1
+        self.pops += 1
+        value = {"roll": self.roll_id, "mode": self.mode, "dice": self.result, "source": source}
+        if rerolled is not None:
+            value["reroll"] = rerolled
+        self.link.emit("pop", value)
+        self._show.set()
+        return value
+
+    async def _lights(self):
+        self._draw_idle()
+        while True:
+            await self._show.wait()
+            self._show.clear()
+            await self._click()
+            if self.animation:
+                for _ in range(_TUMBLE_FRAMES):
+                    modes.draw(self.mode, modes.roll(self.mode, self.dice), self.leds)
+                    self.leds.show()
+                    await asyncio.sleep_ms(_TUMBLE_FRAME_MS)
+                    if self._show.is_set():
+                        break
+            if self.result is not None:
+                modes.draw(self.mode, self.result, self.leds)
+                self.leds.show()
+
+    def _redraw(self):
+        if self.result is None:
+            self._draw_idle()
+        else:
+            modes.draw(self.mode, self.result, self.leds)
+            self.leds.show()
+
+    def _draw_idle(self):
+        """The mode's dice all showing one: what the popper looks like before a pop."""
+        idle = [dict(v) for v in modes.roll(self.mode, _Ones())]
+        modes.draw(self.mode, idle, self.leds)
+        self.leds.show()
+
+    async def _click(self):
+        if self.buzzer is not None:
+            self.buzzer.freq(_CLICK_HZ)
+            self.buzzer.duty_u16(32768)
+            await asyncio.sleep_ms(_CLICK_MS)
+            self.buzzer.duty_u16(0)
+
+    # -- the mode button -----------------------------------------------------------
+
+    def on_button(self, button, edge):
+        super().on_button(button, edge)
+        if button.name == "mode" and edge == buttons.RELEASE and button.held_ms < button.long_ms:
+            index = modes.MODES.index(self.mode)
+            self.set_mode(modes.MODES[(index + 1) % len(modes.MODES)], "button")
+
+    def set_mode(self, mode, source):
+        if mode == self.mode:
+            return
+        self.mode = mode
+        self.result = None
+        self.link.emit("mode", {"mode": mode, "source": source})
+        self._draw_idle()
+
+    # -- commands ------------------------------------------------------------------
+
+    def cmd_mode(self, args):
+        mode = args.get("mode")
+        if mode is not None:
+            if mode not in modes.MODES:
+                raise CommandError(BAD_ARGS, "mode must be one of " + ", ".join(modes.MODES))
+            self.set_mode(mode, "host")
+        return {"mode": self.mode, "modes": list(modes.MODES)}
+
+    def cmd_pop(self, args):
+        """Pops as if the dome were pressed."""
+        return self.pop("host")
+
+    def cmd_reroll(self, args):
+        """Rolls one die of the last pop again (Ringer's Reroll power)."""
+        if self.result is None:
+            raise CommandError(NO_ROLL, "nothing to reroll: no pop since the mode was set")
+        die = int_arg(args, "die", 0, len(self.result) - 1)
+        self.result[die] = modes.roll_die(self.mode, die, self.dice)
+        return self._announce("host", die)
+
+    def cmd_settings(self, args):
+        if "brightness" in args:
+            self.leds.brightness = int_arg(args, "brightness", 0, 255)
+        if "cap_ma" in args:
+            self.leds.cap_ma = int_arg(args, "cap_ma", 50, 450)
+        if "animation" in args:
+            if not isinstance(args["animation"], bool):
+                raise CommandError(BAD_ARGS, "animation must be true or false")
+            self.animation = args["animation"]
+        if args:
+            self._redraw()
+        return {
+            "brightness": self.leds.brightness,
+            "cap_ma": self.leds.cap_ma,
+            "animation": self.animation,
+        }
+
+    async def cmd_roll_counts(self, args):
+        """Counts the faces of ``n`` rolls of a mode per die, for fairness tests: no LEDs,
+        no events, no change to the last pop."""
+        count = int_arg(args, "n", 1, _ROLL_COUNTS_MAX)
+        mode = args.get("mode", self.mode)
+        if mode not in modes.MODES:
+            raise CommandError(BAD_ARGS, "mode must be one of " + ", ".join(modes.MODES))
+        counts = [[0] * 6 for _ in range(modes.dice_count(mode))]
+        for i in range(count):
+            for die, value in enumerate(modes.roll(mode, self.dice)):
+                counts[die][modes.face_index(value)] += 1
+            if i % _ROLLS_BETWEEN_YIELDS == 0:
+                await asyncio.sleep_ms(0)
+        return {"mode": mode, "n": count, "counts": counts}
+
+    def status(self):
+        status = super().status()
+        status.update(
+            {
+                "mode": self.mode,
+                "samples": self.samples,
+                "pops": self.pops,
+                "overruns": self.overruns,
+                "accel": self.accel_error or "ok",
+                "leds_ma": self.leds.last_ma,
+                "frames_capped": self.leds.frames_capped,
+            }
+        )
+        return status
+
+
+class _Ones:
+    """A ``Dice`` stand-in that always rolls one: the idle face."""
+
+    def roll(self, sides=6):
+        return 1

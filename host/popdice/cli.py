@@ -19,6 +19,8 @@ examples:
   popdice status --kind popper         health of the first popper found
   popdice flash --port /dev/ttyACM0 --board popper
   popdice demo                         handshakes, a round trip, events, bad input
+  popdice fairness --rolls 100000      chi-squared test of every die of the popper
+  popdice detect trace.csv --labels trace.labels.json
   popdice check ringer play.json       was that card legal? (JSON in, JSON out)
   popdice score lowdown boards.json --suggest
   popdice simulate lowdown --players 3 --games 500 --seed 1
@@ -85,6 +87,28 @@ def cmd_flash(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fairness(args: argparse.Namespace) -> int:
+    from .fairness import format_report, run_fairness
+    from .popper import Popper
+    from .progress import ProgressBar
+
+    if args.rolls < 1:
+        raise PopdiceError(f"--rolls must be at least 1, not {args.rolls}")
+    port = pick_port(args.port, "popper")
+    with connect(port) as client:
+        if not isinstance(client, Popper):
+            raise PopdiceError(f"{port} is a {client.info.board}, not a popper")
+        where = f"popper {client.info.device_id} ({port})"
+        mode, tests = run_fairness(
+            client, args.rolls, args.mode, args.batch, ProgressBar("rolling")
+        )
+    if args.json:
+        print(json.dumps({"mode": mode, "rolls": args.rolls, "dice": [t.__dict__ for t in tests]}))
+    else:
+        print(format_report(mode, args.rolls, tests, where))
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -138,6 +162,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_flash)
 
     p = sub.add_parser(
+        "fairness",
+        help="roll the popper many times and test every die with chi-squared",
+        description="Asks the popper for --rolls rolls of a game mode, in batches (the "
+        "dice are counted on the board, nothing is shown), and prints per die the count of "
+        "each face, the chi-squared statistic and its p-value. A fair die gives p spread "
+        "evenly between 0 and 1; p below 0.001 is marked SUSPECT.",
+    )
+    p.add_argument("--rolls", type=int, default=10000, help="how many rolls (10,000)")
+    p.add_argument("--mode", choices=("popalotsy", "lowdown", "ringer"), help="(current mode)")
+    p.add_argument("--batch", type=int, default=10000, help="rolls per request (10,000)")
+    p.add_argument("--port", help="the popper's port (default: the first popper found)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=cmd_fairness)
+
+    p = sub.add_parser(
         "demo",
         help="show the devices working: handshakes, round trips, events, bad input",
         description="Uses the real boards that are plugged in, or simulated ones.",
@@ -147,9 +186,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .games import cli as games_cli
     from .sim import cli as sim_cli
+    from .traces import cli as traces_cli
 
     sim_cli.add_parser(sub).set_defaults(run=sim_cli.run)
     games_cli.add_parsers(sub)
+    traces_cli.add_parser(sub)
     return parser
 
 

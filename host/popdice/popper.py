@@ -2,10 +2,93 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from .client import DeviceClient
+from .link import Event
+
+MODES = ("popalotsy", "lowdown", "ringer")
+ROLL_COUNTS_MAX = 20000
+
+
+@dataclass(frozen=True)
+class Pop:
+    """One pop (or reroll) of the dice: ``dice`` are ``{"number"}``, ``{"color"}`` or both."""
+
+    roll: int
+    mode: str
+    dice: tuple[dict[str, Any], ...]
+    source: str
+    reroll: int | None = None
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Pop:
+        return cls(
+            roll=int(data["roll"]),
+            mode=str(data["mode"]),
+            dice=tuple(dict(d) for d in data["dice"]),
+            source=str(data.get("source", "")),
+            reroll=data.get("reroll"),
+        )
+
+    @classmethod
+    def from_event(cls, event: object) -> Pop | None:
+        """The pop an event reports, or None if it is some other event."""
+        if isinstance(event, Event) and event.kind == "pop":
+            return cls.from_data(event.data)
+        return None
+
+    def numbers(self) -> list[int]:
+        return [d["number"] for d in self.dice if "number" in d]
+
+    def colors(self) -> list[str]:
+        return [d["color"] for d in self.dice if "color" in d and "number" not in d]
+
+
+@dataclass(frozen=True)
+class Settings:
+    brightness: int
+    cap_ma: int
+    animation: bool
 
 
 class Popper(DeviceClient):
     """The popper: the table-centre dice."""
 
     board = "popper"
+
+    def mode(self) -> str:
+        return str(self.link.call("mode")["mode"])
+
+    def set_mode(self, mode: str) -> str:
+        """Switches the game mode (popalotsy, lowdown, ringer); a ``mode`` event follows."""
+        return str(self.link.call("mode", {"mode": mode})["mode"])
+
+    def pop(self) -> Pop:
+        """Pops the dice as if the dome were pressed; the ``pop`` event follows too."""
+        return Pop.from_data(self.link.call("pop"))
+
+    def reroll(self, die: int) -> Pop:
+        """Rolls one die of the last pop again (Ringer's Reroll power)."""
+        return Pop.from_data(self.link.call("reroll", {"die": die}))
+
+    def settings(
+        self,
+        *,
+        brightness: int | None = None,
+        animation: bool | None = None,
+        cap_ma: int | None = None,
+    ) -> Settings:
+        """Changes the settings given, and returns them all."""
+        changes = {"brightness": brightness, "animation": animation, "cap_ma": cap_ma}
+        reply = self.link.call("settings", {k: v for k, v in changes.items() if v is not None})
+        return Settings(int(reply["brightness"]), int(reply["cap_ma"]), bool(reply["animation"]))
+
+    def roll_counts(self, n: int, mode: str | None = None) -> list[list[int]]:
+        """How often each face came up on each die in ``n`` rolls (at most 20,000 a call)."""
+        args: dict[str, Any] = {"n": n}
+        if mode:
+            args["mode"] = mode
+        reply = self.link.call("roll_counts", args, timeout=max(2.0, n / 2000))
+        return [list(map(int, die)) for die in reply["counts"]]

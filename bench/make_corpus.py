@@ -1,0 +1,63 @@
+"""Writes the fixed press-detection corpus in bench/corpus/ from the physical model
+(popdice.traces): five-minute traces, each a CSV (xz-compressed) and its labels.
+
+Every file comes from a fixed kind and seed, so running this again gives the same bytes.
+About 1,000 presses and 1.2 hours of non-press time (the non-press traces, and the time
+between presses in the press traces) in about 5 MB: timestamps cost the most, and two hours
+would take 8 MB. ``--scale N`` writes N times as many traces per kind (the same ones first,
+then further seeds), for a longer run of bench/detect.py --corpus DIR.
+
+    .venv/bin/python bench/make_corpus.py [--out DIR] [--scale N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from popdice.traces import trace
+from popdice.traces.files import write_labels, write_trace
+
+SECONDS = 300.0
+# kind: how many five-minute traces (seeds 1, 2, ...)
+CORPUS = {
+    "bursts": 4,
+    "presses": 2,
+    "press_in_buzz": 2,
+    "press_in_lean": 1,
+    "press_after_knock": 1,
+    "knocks": 2,
+    "bumps": 1,
+    "handling": 1,
+    "buzzing": 1,
+    "leaning": 1,
+    "mixed": 2,
+}
+HERE = Path(__file__).resolve().parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--out", default=str(HERE / "corpus"), help="where (bench/corpus)")
+    parser.add_argument("--scale", type=int, default=1, help="traces per kind, times N (1)")
+    args = parser.parse_args(argv)
+    if args.scale < 1:
+        parser.error("--scale must be at least 1")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    presses = 0
+    for kind, count in CORPUS.items():
+        for seed in range(1, count * args.scale + 1):
+            made = trace(kind, seed, SECONDS)
+            name = f"{kind}-{seed:02d}"
+            write_trace(out / f"{name}.csv.xz", made)
+            write_labels(out / f"{name}.labels.json", made)
+            presses += len(made.press_times_ms)
+            print(f"{name}: {len(made.t_ms)} samples, {len(made.press_times_ms)} presses")
+    print(f"{presses} presses in {sum(CORPUS.values()) * args.scale} traces of {SECONDS:g} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

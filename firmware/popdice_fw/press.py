@@ -1,0 +1,304 @@
+"""Press detection on the popper: one accelerometer sample in (x, y, z, integer milli-g, 400 Hz),
+True out on the one sample where a press of the dome is recognised.
+
+A press drives the unit down into its rubber feet: through the LIS3DH's own low-pass filter
+it reads as a dip along the unit's up axis that falls in two or three samples, with little
+sideways. A knock arrives through the table: it falls slower, rings on and rocks the unit
+sideways; a landing pushes the reading up first. The detector works along the measured up
+axis (gravity), so it does not care how the sensor is mounted:
+
+- gravity is a slow average of the samples (each sample's pull on it is capped, and a
+  candidate and a press are left out, so a blow barely moves it); a sample minus gravity is
+  the motion, split into ``along`` up and sideways;
+- a candidate starts when ``along`` falls by much more over two samples than falls did just
+  before (the background: buzzing, a table still ringing); the dip is measured from the
+  value before the fall, so a press on a table that still rings counts too;
+- the unit is moving when its motion, low-passed (40 ms, twice) after capping each sample's
+  part in it, stays large for 50 ms: a hand sways and lifts it, a ringing table does not
+  move it on average.
+
+States: SETTLING (moved lately: nothing counts until the unit has been still for 250 ms),
+ARMED (resting, watching), CANDIDATE (a fall: until its bottom, at most four samples),
+REFRACTORY (just pressed: the press's own ringing). A candidate is a press when it bottoms
+out within the window, from a flat start to well below gravity, deep enough, well above the
+background, and mostly along up; a fall over three samples must be deeper and cleaner, one
+over four is no press. After a press the dome's release snaps too: until a weaker blow (the
+release) has been seen, or for at most ``_GUARD_SAMPLES``, a press must reach 7/16 of the
+last one's depth.
+
+Integer arithmetic only, and nothing allocated per sample: every value stays a small int on
+a Pico (under 2**30; the largest, a sum of squares times a divisor, under 2**30 by the clamps
+on each term), and ``samples`` counts modulo 2**30.
+"""
+
+from micropython import const
+
+# --- every threshold and time constant (mg, samples at 400 Hz)
+_ONE_G_MG = const(1000)
+_GRAVITY_SHIFT = const(6)  # gravity follows over 64 samples (160 ms)
+_GRAVITY_PULL_MG = const(256)  # one sample moves gravity by at most 256 >> 6 = 4 mg
+_CATCH_UP_SHIFT = const(3)  # while settling gravity follows 8 times faster (20 ms)
+_STILL_SHIFT = const(4)  # the stillness filter: two poles of 16 samples (40 ms)
+_STILL_CAP_MG = const(16)  # a sample's part in the stillness filter, at most
+_MOVING_MG = const(16)  # stillness filter above this...
+_MOVING_SAMPLES = const(20)  # ...for 50 ms: moving (in a hand)
+_SETTLE_SAMPLES = const(100)  # 250 ms still before presses count again
+_BACKGROUND_SHIFT = const(5)  # the background of falls decays by 1/32 a sample (80 ms)
+_FALL_MG = const(120)  # a fall over two samples this deep starts a candidate...
+_ABOVE_BACKGROUND_X4 = const(8)  # ...if it is twice the background (in quarters)
+_CLEAR_X4 = const(16)  # a press is 4 times the background
+_DEPTH_MG = const(150)  # a press dips at least this far below where it started...
+_FLAT_DIVISOR = const(10)  # ...from a flat start: the sample before moved under 1/10 of that
+_BELOW_X8 = const(6)  # ...and to at least 6/8 of it below gravity (not the far side of a swing)
+_SIDEWAYS_DIVISOR = const(8)  # sideways energy at most 1/8 of the energy along up
+_QUICK_FALL = const(2)  # a fall over at most 2 samples is a quick one; over 3...
+_SLOW_FALL = const(3)  # ...it must be at least _SLOW_DEPTH_MG deep, with sideways energy
+_SLOW_DEPTH_MG = const(300)  # at most 1/_SLOW_SIDEWAYS_DIVISOR; over 4 it is no press
+_SLOW_SIDEWAYS_DIVISOR = const(12)
+_STEP_DIVISOR = const(4)  # a step counts in the fall if it is over 1/4 of the depth
+_WINDOW = const(4)  # the dip bottoms out within 4 samples of the trigger...
+_BOTTOM_DIVISOR = const(8)  # ...or falls by under 1/8 of its depth in the last one
+_REFRACTORY_SAMPLES = const(30)  # 75 ms after a press nothing counts
+_GUARD_SAMPLES = const(600)  # for up to 1.5 s a press needs 7/16 of the last one's depth
+_GUARD_X16 = const(7)
+_RELEASE_FALL_MG = const(80)  # meanwhile a fall this deep is looked at: it may be the release
+_ENERGY_SHIFT = const(3)  # energies in 8 mg units: every product stays a small int
+_CLIP_MG = const(16000)  # motion terms are clamped to this before they are squared
+_SAMPLES_MASK = const(0x3FFFFFFF)
+
+# --- states
+SETTLING = const(0)
+ARMED = const(1)
+CANDIDATE = const(2)
+REFRACTORY = const(3)
+
+
+class PressDetector:
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        """Forgets everything: the next sample is taken as gravity, and it settles again."""
+        self.state = SETTLING
+        self.samples = 0
+        self.presses = 0
+        self.rejected = 0
+        self.releases = 0
+        self.last_depth_mg = 0
+        self._fresh = True
+        self._gx = 0
+        self._gy = 0
+        self._gz = 0
+        self._sx1 = 0
+        self._sy1 = 0
+        self._sz1 = 0
+        self._sx2 = 0
+        self._sy2 = 0
+        self._sz2 = 0
+        self._moving_for = 0
+        # the two samples before this one: along, and the motion vector
+        self._a1 = 0
+        self._a2 = 0
+        self._a3 = 0
+        self._x1 = 0
+        self._x2 = 0
+        self._y1 = 0
+        self._y2 = 0
+        self._z1 = 0
+        self._z2 = 0
+        self._fall1 = 0
+        self._fall2 = 0
+        self._background = 0
+        self._count = 0
+        # the candidate: where it started, its bottom, its energies
+        self._base = 0
+        self._base_x = 0
+        self._base_y = 0
+        self._base_z = 0
+        self._bottom = 0
+        self._bottom_at = 0
+        self._first_step = 0
+        self._lead = 0
+        self._floor = 0
+        self._along_energy = 0
+        self._sideways_energy = 0
+        self._guard = 0
+        self._guard_left = 0
+
+    def moving_mg(self):
+        """The stillness filter's reading: how much the unit moves as a whole (mg)."""
+        return (abs(self._sx2) + abs(self._sy2) + abs(self._sz2)) >> 4
+
+    def update(self, x, y, z):
+        """Takes one sample (mg); True on the sample where a press is recognised."""
+        self.samples = (self.samples + 1) & _SAMPLES_MASK
+        if self._fresh:
+            self._fresh = False
+            self._gx = x << _GRAVITY_SHIFT
+            self._gy = y << _GRAVITY_SHIFT
+            self._gz = z << _GRAVITY_SHIFT
+        gx = self._gx >> _GRAVITY_SHIFT
+        gy = self._gy >> _GRAVITY_SHIFT
+        gz = self._gz >> _GRAVITY_SHIFT
+        ex = x - gx
+        ey = y - gy
+        ez = z - gz
+        if self.state == SETTLING:
+            # Just moved: gravity catches up fast (20 ms) with how the unit now lies.
+            self._gx += min(max(ex, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG) << _CATCH_UP_SHIFT
+            self._gy += min(max(ey, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG) << _CATCH_UP_SHIFT
+            self._gz += min(max(ez, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG) << _CATCH_UP_SHIFT
+        elif self.state == ARMED:
+            self._gx += min(max(ex, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG)
+            self._gy += min(max(ey, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG)
+            self._gz += min(max(ez, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG)
+        if self.state < CANDIDATE:
+            # A press and its ringing are left out of gravity and of stillness.
+            # Stillness: two low-pass poles over the capped motion, scaled by 16.
+            cx = min(max(ex, -_STILL_CAP_MG), _STILL_CAP_MG) << 4
+            cy = min(max(ey, -_STILL_CAP_MG), _STILL_CAP_MG) << 4
+            cz = min(max(ez, -_STILL_CAP_MG), _STILL_CAP_MG) << 4
+            self._sx1 += (cx - self._sx1) >> _STILL_SHIFT
+            self._sy1 += (cy - self._sy1) >> _STILL_SHIFT
+            self._sz1 += (cz - self._sz1) >> _STILL_SHIFT
+            self._sx2 += (self._sx1 - self._sx2) >> _STILL_SHIFT
+            self._sy2 += (self._sy1 - self._sy2) >> _STILL_SHIFT
+            self._sz2 += (self._sz1 - self._sz2) >> _STILL_SHIFT
+        if (abs(self._sx2) + abs(self._sy2) + abs(self._sz2)) >> 4 > _MOVING_MG:
+            self._moving_for += 1
+        else:
+            self._moving_for = 0
+        moving = self._moving_for >= _MOVING_SAMPLES
+
+        along = (ex * gx + ey * gy + ez * gz) // _ONE_G_MG
+        along = min(max(along, -_CLIP_MG), _CLIP_MG)
+        fall = along - self._a2
+        # The background holds falls up to three samples back: not the one starting now.
+        background = self._background
+        self._background = max(abs(self._fall2), background - (background >> _BACKGROUND_SHIFT))
+        if self._guard_left:
+            self._guard_left -= 1
+            if not self._guard_left:
+                self._guard = 0
+
+        pressed = self._step(ex, ey, ez, along, fall, background, moving)
+        self._a3 = self._a2
+        self._a2 = self._a1
+        self._a1 = along
+        self._x2 = self._x1
+        self._x1 = ex
+        self._y2 = self._y1
+        self._y1 = ey
+        self._z2 = self._z1
+        self._z1 = ez
+        self._fall2 = self._fall1
+        self._fall1 = fall
+        return pressed
+
+    def _step(self, ex, ey, ez, along, fall, background, moving):
+        state = self.state
+        if state == CANDIDATE:
+            self._add_energy(ex, ey, ez, along)
+            self._count += 1
+            if along >= self._bottom:
+                return self._decide(True)
+            # Still falling: at the bottom once the last step is small against the depth (that
+            # step is the landing, not part of the fall).
+            slowed = (self._bottom - along) * _BOTTOM_DIVISOR <= self._base - along
+            self._bottom = along
+            if not slowed:
+                self._bottom_at = self._count
+            if slowed or self._count >= _WINDOW:
+                return self._decide(slowed)
+            return False
+        if state == REFRACTORY:
+            self._count -= 1
+            if self._count <= 0:
+                # The press's own falls are over: back to the background from before it.
+                self._background = self._floor
+                self.state = SETTLING if moving else ARMED
+                self._count = 0
+            return False
+        if moving:
+            self.state = SETTLING
+            self._count = 0
+            return False
+        if state == SETTLING:
+            self._count += 1
+            if self._count >= _SETTLE_SAMPLES:
+                self.state = ARMED
+            return False
+        trigger = _RELEASE_FALL_MG if self._guard else _FALL_MG
+        if -fall >= trigger and -fall * 4 >= background * _ABOVE_BACKGROUND_X4:
+            self.state = CANDIDATE
+            self._lead = abs(self._a2 - self._a3)
+            self._count = 1
+            self._base = self._a2
+            self._base_x = self._x2
+            self._base_y = self._y2
+            self._base_z = self._z2
+            self._bottom = along
+            self._bottom_at = 1
+            self._first_step = abs(self._a1 - self._a2)
+            self._floor = background
+            self._along_energy = 0
+            self._sideways_energy = 0
+            self._add_energy(self._x1, self._y1, self._z1, self._a1)
+            self._add_energy(ex, ey, ez, along)
+        return False
+
+    def _add_energy(self, ex, ey, ez, along):
+        """Adds one sample's motion since the candidate's start, along up and sideways."""
+        up = min(max(along - self._base, -_CLIP_MG), _CLIP_MG)
+        gx = self._gx >> _GRAVITY_SHIFT
+        gy = self._gy >> _GRAVITY_SHIFT
+        gz = self._gz >> _GRAVITY_SHIFT
+        sx = min(max(ex - self._base_x - up * gx // _ONE_G_MG, -_CLIP_MG), _CLIP_MG)
+        sy = min(max(ey - self._base_y - up * gy // _ONE_G_MG, -_CLIP_MG), _CLIP_MG)
+        sz = min(max(ez - self._base_z - up * gz // _ONE_G_MG, -_CLIP_MG), _CLIP_MG)
+        sx >>= _ENERGY_SHIFT
+        sy >>= _ENERGY_SHIFT
+        sz >>= _ENERGY_SHIFT
+        up >>= _ENERGY_SHIFT
+        self._along_energy += up * up
+        self._sideways_energy += sx * sx + sy * sy + sz * sz
+
+    def _decide(self, bottomed):
+        depth = self._base - self._bottom
+        # Samples the fall took: a press is over in two, a slower one must be cleaner.
+        fall = self._bottom_at
+        if self._first_step * _STEP_DIVISOR > depth:
+            fall += 1
+        if fall <= _QUICK_FALL:
+            sideways_divisor = _SIDEWAYS_DIVISOR
+            least = _DEPTH_MG
+        else:
+            sideways_divisor = _SLOW_SIDEWAYS_DIVISOR
+            least = _SLOW_DEPTH_MG
+        is_press = (
+            bottomed
+            and fall <= _SLOW_FALL
+            and depth >= least
+            and self._lead * _FLAT_DIVISOR <= depth
+            and -self._bottom * 8 >= depth * _BELOW_X8
+            and depth * 4 >= self._floor * _CLEAR_X4
+            and self._sideways_energy * sideways_divisor <= self._along_energy
+        )
+        self.state = ARMED
+        self._count = 0
+        if depth < self._guard:
+            # Much weaker than the last press, soon after it: that press's release. A press
+            # needs the finger back up, so the guard ends here.
+            self.releases += 1
+            self._guard = 0
+            return False
+        if not is_press:
+            self.rejected += 1
+            return False
+        self.presses += 1
+        self.last_depth_mg = depth
+        self._guard = depth * _GUARD_X16 >> 4
+        self._guard_left = _GUARD_SAMPLES
+        self.state = REFRACTORY
+        self._count = _REFRACTORY_SAMPLES
+        return True

@@ -1,0 +1,140 @@
+"""Traces and labels on disk.
+
+A trace is CSV, ``t_ms,x_g,y_g,z_g`` (a header line of those names is optional), one sample a
+line: its instant in milliseconds and the reading in g. A name ending in ``.gz`` or ``.xz`` is
+read and written compressed (gzip, xz). Labels are JSON: ``{"presses_ms": [onset, ...]}``
+(other keys are ignored) or just the list of onsets. Anything else raises ``TraceError``
+naming the file and, for CSV, the line.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import lzma
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from ..errors import PopdiceError
+from .scenes import Trace
+
+HEADER = ["t_ms", "x_g", "y_g", "z_g"]
+
+
+class TraceError(PopdiceError):
+    """A trace or labels file that cannot be read."""
+
+
+@contextmanager
+def _open_text(path: Path, mode: Literal["r", "w"]) -> Iterator[TextIO]:
+    """``path`` as text, through gzip or xz if its name says so."""
+    if path.name.endswith(".gz"):
+        with gzip.GzipFile(path, mode + "b") as binary, _text(binary) as text:
+            yield text
+    elif path.name.endswith(".xz"):
+        preset = 9 | lzma.PRESET_EXTREME if mode == "w" else None
+        with lzma.LZMAFile(path, mode, preset=preset) as binary, _text(binary) as text:
+            yield text
+    else:
+        with open(path, mode, encoding="ascii", newline="") as text:
+            yield text
+
+
+def _text(binary: gzip.GzipFile | lzma.LZMAFile) -> io.TextIOWrapper:
+    return io.TextIOWrapper(binary, encoding="ascii", newline="")
+
+
+def read_trace(
+    path: str | Path,
+) -> tuple[list[float], list[tuple[float, float, float]]]:
+    """The sample instants (ms) and readings (g) of a CSV trace."""
+    path = Path(path)
+    t_ms: list[float] = []
+    samples: list[tuple[float, float, float]] = []
+    try:
+        with _open_text(path, "r") as stream:
+            for number, row in _rows(stream):
+                if number == 1 and [cell.strip() for cell in row] == HEADER:
+                    continue
+                t, x, y, z = _parse_row(path, number, row)
+                if t_ms and t <= t_ms[-1]:
+                    raise TraceError(f"{path}:{number}: time {t} ms is not after {t_ms[-1]} ms")
+                t_ms.append(t)
+                samples.append((x, y, z))
+    except (
+        UnicodeDecodeError,
+        EOFError,
+        gzip.BadGzipFile,
+        lzma.LZMAError,
+        csv.Error,
+    ) as error:
+        raise TraceError(f"{path}: not a CSV trace ({error})") from None
+    except OSError as error:
+        raise TraceError(f"cannot read {path}: {error.strerror or error}") from None
+    if not t_ms:
+        raise TraceError(f"{path}: no samples")
+    return t_ms, samples
+
+
+def _rows(stream: TextIO) -> Iterator[tuple[int, list[str]]]:
+    for number, row in enumerate(csv.reader(stream), start=1):
+        if row:
+            yield number, row
+
+
+def _parse_row(path: Path, number: int, row: list[str]) -> tuple[float, float, float, float]:
+    if len(row) != 4:
+        raise TraceError(f"{path}:{number}: expected t_ms,x_g,y_g,z_g, got {len(row)} fields")
+    values = []
+    for name, cell in zip(HEADER, row, strict=True):
+        try:
+            value = float(cell)
+        except ValueError:
+            raise TraceError(f"{path}:{number}: {name} is not a number: {cell.strip()!r}") from None
+        if not math.isfinite(value):
+            raise TraceError(f"{path}:{number}: {name} is not finite: {cell.strip()!r}")
+        values.append(value)
+    return values[0], values[1], values[2], values[3]
+
+
+def read_labels(path: str | Path) -> list[float]:
+    """Press onsets (ms) from a labels file."""
+    path = Path(path)
+    try:
+        document: Any = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise TraceError(f"cannot read {path}: {error.strerror or error}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise TraceError(f"{path}: not JSON ({error})") from None
+    onsets = document.get("presses_ms") if isinstance(document, dict) else document
+    if not isinstance(onsets, list):
+        raise TraceError(f'{path}: expected {{"presses_ms": [...]}} or a list of press times')
+    for value in onsets:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TraceError(f"{path}: press time {value!r} is not a number")
+        if not math.isfinite(value):
+            raise TraceError(f"{path}: press time {value!r} is not finite")
+    return [float(value) for value in onsets]
+
+
+def write_trace(path: str | Path, trace: Trace) -> None:
+    """Writes a trace as CSV with a header (compressed if the name ends in .gz or .xz)."""
+    with _open_text(Path(path), "w") as stream:
+        stream.write(",".join(HEADER) + "\n")
+        for t, (x, y, z) in zip(trace.t_ms, trace.samples_g, strict=True):
+            stream.write(f"{t:.1f},{x:.3f},{y:.3f},{z:.3f}\n")
+
+
+def write_labels(path: str | Path, trace: Trace) -> None:
+    """Writes a trace's press onsets, with its kind and seed for the record."""
+    document = {
+        "presses_ms": trace.press_times_ms,
+        "kind": trace.kind,
+        "seed": trace.seed,
+    }
+    Path(path).write_text(json.dumps(document) + "\n", encoding="utf-8")

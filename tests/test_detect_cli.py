@@ -1,0 +1,142 @@
+"""``popdice detect``: the firmware's detector (inside MicroPython) over trace files, its JSON
+report with and without labels, one-line errors with exit code 2, and a slice of the fixed
+corpus that meets the issue's targets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from popdice.errors import PopdiceError
+from popdice.traces import cli, knock_trace, press_trace
+from popdice.traces.files import write_labels, write_trace
+from popdice.traces.scoring import (
+    TARGET_FALSE_PER_HOUR,
+    TARGET_LATENCY_SAMPLES,
+    TARGET_RECALL,
+)
+
+CORPUS = Path(__file__).resolve().parents[1] / "bench" / "corpus"
+SLICE = ["presses-01", "press_in_buzz-02", "knocks-01", "handling-01"]
+
+
+def main(argv: list[str]) -> int:
+    """What ``popdice`` does with a subcommand: parse, run, one ``error:`` line on failure."""
+    parser = argparse.ArgumentParser(prog="popdice")
+    cli.add_parser(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except PopdiceError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def detect(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert main(["detect", *argv]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    return json.loads(out)
+
+
+def fails(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(["detect", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+    return err.strip()
+
+
+@pytest.fixture
+def press_files(tmp_path: Path) -> tuple[Path, Path]:
+    made = press_trace(seed=3)
+    write_trace(tmp_path / "press.csv", made)
+    write_labels(tmp_path / "press.labels.json", made)
+    return tmp_path / "press.csv", tmp_path / "press.labels.json"
+
+
+def test_detect_prints_the_press_times(
+    capsys: pytest.CaptureFixture[str], press_files: tuple[Path, Path]
+) -> None:
+    report = detect(capsys, str(press_files[0]))
+    assert list(report) == ["presses_ms"]
+    assert len(report["presses_ms"]) == 1
+    assert 800.0 <= report["presses_ms"][0] <= 810.0
+
+
+def test_detect_with_labels_scores(
+    capsys: pytest.CaptureFixture[str], press_files: tuple[Path, Path]
+) -> None:
+    report = detect(capsys, str(press_files[0]), "--labels", str(press_files[1]))
+    assert report["labelled"] == report["detected"] == 1
+    assert report["recall"] == 1.0 and report["missed"] == [] and report["false"] == []
+    assert report["false_presses_per_hour"] == 0.0
+    assert 0 < report["latency_samples"]["max"] <= 4
+    assert set(report["latency_samples"]) == {"mean", "p95", "max"}
+
+
+def test_a_knock_is_no_press_and_a_missed_label_shows(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    write_trace(tmp_path / "knock.csv.gz", knock_trace(seed=1, peak_g=1.5))
+    (tmp_path / "wrong.json").write_text("[800.0]")
+    report = detect(
+        capsys, str(tmp_path / "knock.csv.gz"), "--labels", str(tmp_path / "wrong.json")
+    )
+    assert report["presses_ms"] == [] and report["recall"] == 0.0
+    assert report["missed"] == [800.0]
+
+
+def test_bad_input_is_one_line_and_exit_code_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, press_files: tuple[Path, Path]
+) -> None:
+    assert "cannot read" in fails(capsys, str(tmp_path / "missing.csv"))
+    (tmp_path / "bad.csv").write_text("t_ms,x_g,y_g,z_g\n0,0,0,1\n2.5,0,0,one\n")
+    assert fails(capsys, str(tmp_path / "bad.csv")).endswith(
+        "bad.csv:3: z_g is not a number: 'one'"
+    )
+    (tmp_path / "bad.json").write_text('{"presses_ms": [800, null]}')
+    assert "is not a number" in fails(
+        capsys, str(press_files[0]), "--labels", str(tmp_path / "bad.json")
+    )
+    assert "not JSON" in fails(capsys, str(press_files[0]), "--labels", str(press_files[0]))
+    assert "cannot read" in fails(capsys, str(press_files[0]), "--labels", str(tmp_path / "x.json"))
+
+
+def test_help_explains_the_files_and_the_scoring(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["detect", "--help"])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    assert "t_ms,x_g,y_g,z_g" in text and "presses_ms" in text and "latency" in text
+
+
+def test_a_slice_of_the_corpus_meets_the_targets(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    false = labelled = detected = 0
+    non_press_hours = 0.0
+    worst_latency = 0
+    for name in SLICE:
+        report = detect(
+            capsys,
+            str(CORPUS / f"{name}.csv.xz"),
+            "--labels",
+            str(CORPUS / f"{name}.labels.json"),
+        )
+        labelled += report["labelled"]
+        detected += report["detected"]
+        false += len(report["false"])
+        non_press_hours += report["non_press_hours"]
+        worst_latency = max(worst_latency, report["latency_samples"]["max"] or 0)
+    assert labelled >= 100
+    assert detected / labelled >= TARGET_RECALL
+    assert false / non_press_hours <= TARGET_FALSE_PER_HOUR
+    assert worst_latency <= TARGET_LATENCY_SAMPLES

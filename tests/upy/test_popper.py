@@ -1,0 +1,119 @@
+"""The popper's app inside MicroPython: the sample path allocates nothing, pops and modes."""
+
+import asyncio
+import gc
+
+import micropython
+from fakeport import FakePort
+from simbus import NoAllocBus
+
+from popdice_fw import modes
+from popdice_fw.lis3dh import Lis3dh
+from popdice_fw.popper import Popper
+
+RESTING = bytes([0, 0, 0, 0, 0xA0, 0x0F])  # x 0, y 0, z +1000 mg
+
+
+class Level:
+    def __init__(self, level):
+        self.level = level
+
+    def value(self):
+        return self.level
+
+
+class Strip:
+    def __init__(self):
+        self.frames = 0
+        self.values = [(0, 0, 0)] * 45
+
+    def __len__(self):
+        return 45
+
+    def __setitem__(self, i, rgb):
+        self.values[i] = rgb
+
+    def write(self):
+        self.frames += 1
+
+
+class Presses:
+    """A detector that recognises a press at given sample numbers."""
+
+    def __init__(self, at=()):
+        self.at = at
+        self.n = 0
+
+    def update(self, x, y, z):
+        self.n += 1
+        return self.n in self.at
+
+
+def popper(detector=None):
+    return Popper(
+        i2c=None,
+        accel_int=Level(1),
+        leds=Strip(),
+        mode_button=Level(1),
+        buzzer=None,
+        port=FakePort(),
+        accel=Lis3dh(NoAllocBus(RESTING)),
+        detector=detector,
+    )
+
+
+def test_a_sample_allocates_nothing():
+    app = popper()
+    app.on_sample()
+    micropython.heap_lock()
+    try:
+        for _ in range(4000):
+            app.on_sample()
+    finally:
+        micropython.heap_unlock()
+    assert app.samples == 4001 and app.accel.z == 1000
+
+
+async def test_the_sensor_task_allocates_nothing_in_steady_state():
+    app = popper()
+    sensing = asyncio.create_task(app._sense())
+    await asyncio.sleep_ms(20)
+    gc.collect()
+    before = app.samples
+    micropython.heap_lock()
+    try:
+        await asyncio.sleep_ms(100)
+    finally:
+        micropython.heap_unlock()
+    sensing.cancel()
+    assert app.samples - before > 50
+
+
+async def test_a_recognised_press_pops_once_and_shows_the_result():
+    app = popper(Presses(at=(3,)))
+    app.animation = False
+    tasks = [asyncio.create_task(t) for t in app.tasks()]
+    for _ in range(10):
+        app.on_sample()
+    await asyncio.sleep_ms(30)
+    assert app.pops == 1 and app.result is not None and len(app.result) == 5
+    frame = app.leds.shown
+    for die, value in enumerate(app.result):
+        lit = sum(1 for i in range(9) if frame[27 * die + 3 * i] or frame[27 * die + 3 * i + 1])
+        assert lit == value["number"]
+    for task in tasks:
+        task.cancel()
+
+
+def test_modes_roll_their_dice():
+    app = popper()
+    for mode, count in (("popalotsy", 5), ("lowdown", 4), ("ringer", 1)):
+        app.set_mode(mode, "test")
+        assert len(app.pop("test")["dice"]) == count
+    assert app.mode == "ringer" and app.roll_id == 3
+
+
+def test_face_index_counts_numbers_and_colours():
+    assert modes.face_index({"number": 6}) == 5
+    assert modes.face_index({"color": "purple"}) == 2
+    assert modes.face_index({"color": "red", "number": 1}) == 0

@@ -1,0 +1,188 @@
+"""The press detector inside MicroPython: synthetic presses, things that are not presses,
+one detection per press, the guard against the release, and no allocation per sample."""
+
+import micropython
+
+from popdice_fw.press import ARMED, REFRACTORY, SETTLING, PressDetector
+
+# A press through the LIS3DH's filter: a dip along up over a few samples (fractions of its
+# depth, per mille), then a small rebound.
+PRESS_SHAPE = (0, -300, -1000, -650, -150, 120, 60, 0)
+# A landing or the far side of a swing: up first.
+UP_FIRST_SHAPE = (0, 300, 1000, 650, 150, -120, -60, 0)
+REST = (0, 0, 1000)
+
+
+class Noise:
+    """A few mg of deterministic noise (a linear congruential generator)."""
+
+    def __init__(self, seed=1):
+        self.state = seed
+
+    def next(self, spread=3):
+        self.state = (self.state * 1103515245 + 12345) & 0x7FFFFFFF
+        return (self.state >> 16) % (2 * spread + 1) - spread
+
+
+def settled(gravity=REST):
+    detector = PressDetector()
+    noise = Noise()
+    for _ in range(400):
+        assert not detector.update(*shaken(gravity, noise))
+    assert detector.state == ARMED
+    return detector, noise
+
+
+def shaken(vector, noise):
+    return (
+        vector[0] + noise.next(),
+        vector[1] + noise.next(),
+        vector[2] + noise.next(),
+    )
+
+
+def feed(detector, samples):
+    """Feeds samples; returns the indices where update() returned True."""
+    hits = []
+    for i, sample in enumerate(samples):
+        if detector.update(*sample):
+            hits.append(i)
+    return hits
+
+
+def blow(depth_mg, shape=PRESS_SHAPE, up=(0, 0, 1), sideways=(0, 0, 0), gravity=REST):
+    """Samples of one blow ``depth_mg`` deep along the axis ``up`` (0 and +-1 components),
+    with ``sideways`` mg more at its full depth, on top of ``gravity``."""
+    out = []
+    for part in shape:
+        along = depth_mg * part // 1000
+        out.append(
+            (
+                gravity[0] + along * up[0] + sideways[0] * part // 1000,
+                gravity[1] + along * up[1] + sideways[1] * part // 1000,
+                gravity[2] + along * up[2] + sideways[2] * part // 1000,
+            )
+        )
+    return out
+
+
+def rest(samples, gravity=REST):
+    return [gravity] * samples
+
+
+def test_a_clean_press_is_recognised_within_four_samples():
+    for depth in (200, 500, 1500, 4000):
+        detector, _ = settled()
+        hits = feed(detector, blow(depth) + rest(100))
+        assert len(hits) == 1, (depth, hits)
+        assert 1 <= hits[0] <= 4, (depth, hits)
+        assert detector.presses == 1 and detector.last_depth_mg >= depth * 9 // 10
+
+
+def test_gravity_on_another_axis_is_the_up_axis():
+    gravity = (0, -1000, 0)
+    detector, _ = settled(gravity)
+    hits = feed(detector, blow(800, up=(0, -1, 0), gravity=gravity) + rest(100, gravity))
+    assert len(hits) == 1
+    detector, _ = settled(gravity)
+    hits = feed(detector, blow(800, up=(0, 0, 1), gravity=gravity) + rest(100, gravity))
+    assert hits == [], "a blow across the up axis is no press"
+
+
+def test_too_shallow_up_first_or_sideways_is_no_press():
+    detector, _ = settled()
+    assert feed(detector, blow(100) + rest(100)) == []
+    assert feed(detector, blow(800, UP_FIRST_SHAPE) + rest(100)) == []
+    assert feed(detector, blow(800, sideways=(600, 0, 0)) + rest(100)) == []
+    assert detector.presses == 0 and detector.rejected >= 2
+
+
+def test_a_slow_tilt_is_no_press():
+    detector, noise = settled()
+    hits = []
+    for i in range(800):  # 30 degrees over two seconds, there and back
+        angle = i if i < 400 else 800 - i
+        x = 500 * angle // 400  # sin(30°) = 0.5
+        z = 1000 - 134 * angle // 400  # cos(30°) = 0.866
+        if detector.update(*shaken((x, 0, z), noise)):
+            hits.append(i)
+    assert hits == []
+
+
+def test_one_detection_per_press_and_nothing_in_its_ringing():
+    detector, _ = settled()
+    ringing = []
+    for i in range(60):  # the mount rings on after the dip
+        along = (300 if i % 4 < 2 else -300) * (60 - i) // 60
+        ringing.append((0, 0, 1000 + along))
+    hits = feed(detector, blow(1500) + ringing + rest(200))
+    assert len(hits) == 1
+    assert detector.presses == 1
+
+
+def test_the_release_is_not_a_second_press_but_the_next_press_is():
+    detector, _ = settled()
+    hits = feed(detector, blow(1500) + rest(80) + blow(400) + rest(200) + blow(1400) + rest(50))
+    assert len(hits) == 2, hits
+    assert detector.releases == 1
+    assert hits[1] > 8 + 80 + 8 + 200
+
+
+def test_presses_in_quick_succession_each_count():
+    detector, _ = settled()
+    samples = []
+    for _ in range(5):
+        samples += blow(1000) + rest(40) + blow(150) + rest(100)  # press, release, pause
+    assert len(feed(detector, samples)) == 5
+
+
+def test_nothing_counts_while_settling_after_a_reset():
+    detector, _ = settled()
+    detector.reset()
+    assert detector.state == SETTLING and detector.samples == 0 and detector.presses == 0
+    assert feed(detector, rest(20) + blow(1500) + rest(20)) == []
+    detector.reset()
+    assert feed(detector, rest(120) + blow(1500) + rest(20)) != []
+
+
+def test_handling_holds_presses_off_until_the_unit_rests_again():
+    detector, noise = settled()
+    held = []
+    for i in range(400):  # in a hand: swaying by about 9° once a second, and trembling
+        sway = abs(i % 400 - 200) * 3 // 4 - 75
+        tremor = (20, 14, 0, -14, -20, -14, 0, 14)[(i // 5) % 8]
+        held.append(shaken((sway + tremor, sway, 1000), noise))
+    assert feed(detector, held) == []
+    assert detector.state == SETTLING
+    assert feed(detector, blow(1500) + rest(20)) == []
+    assert feed(detector, rest(150) + blow(1500) + rest(20)) != []
+
+
+def test_states_follow_a_press():
+    detector, _ = settled()
+    hits = feed(detector, blow(1500)[:4])
+    assert len(hits) == 1 and detector.state == REFRACTORY
+    feed(detector, rest(100))
+    assert detector.state == ARMED
+
+
+def test_update_allocates_nothing():
+    detector, noise = settled()
+    samples = blow(1500) + rest(200) + blow(300, sideways=(400, 0, 0)) + rest(50)
+    extremes = [(8000, -8000, 8000), (-8000, 8000, -8000), (8000, 8000, 8000), REST]
+    jitter = [noise.next() for _ in range(500)]
+    update = detector.update
+    pressed = 0
+    micropython.heap_lock()
+    try:
+        for _ in range(3):
+            for x, y, z in samples:
+                if update(x, y, z):
+                    pressed += 1
+            for x, y, z in extremes:
+                update(x, y, z)
+        for dz in jitter:
+            update(dz, -dz, 1000 + dz)
+    finally:
+        micropython.heap_unlock()
+    assert pressed >= 1
