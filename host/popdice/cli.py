@@ -21,6 +21,8 @@ examples:
   popdice demo                         handshakes, a round trip, events, bad input
   popdice fairness --rolls 100000      chi-squared test of every die of the popper
   popdice detect trace.csv --labels trace.labels.json
+  popdice table ringer --players "Ann,Bob,Cy" --sim
+  popdice history                      past games, players, winners and scores
   popdice check ringer play.json       was that card legal? (JSON in, JSON out)
   popdice score lowdown boards.json --suggest
   popdice simulate lowdown --players 3 --games 500 --seed 1
@@ -186,10 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .games import cli as games_cli
     from .sim import cli as sim_cli
+    from .table import cli as table_cli
     from .traces import cli as traces_cli
 
     sim_cli.add_parser(sub).set_defaults(run=sim_cli.run)
     games_cli.add_parsers(sub)
+    table_cli.add_parser(sub)
     traces_cli.add_parser(sub)
     return parser
 

@@ -1,0 +1,112 @@
+"""The ``popdice table`` and ``popdice history`` commands: parsers and what they run.
+
+``add_parser(subparsers)`` adds both; each sets ``run`` to a function taking the parsed
+arguments and returning the exit code. Bad input raises a ``PopdiceError`` (one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import ExitStack
+from typing import Any
+
+from ..errors import PopdiceError
+from .journal import Journal
+from .replay import TABLE_GAMES
+
+LATER_GAMES = ("lowdown",)
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "table",
+        help="play a game at the table with the popper, scored live on the laptop",
+        description="Finds the popper over USB (or starts a simulated one with --sim, or "
+        "when none is plugged in, and says so), then runs the game full-screen. Every move "
+        "is journaled as it happens; --resume picks up the last unfinished game.",
+    )
+    p.add_argument("game", nargs="?", choices=(*TABLE_GAMES, *LATER_GAMES))
+    p.add_argument("--players", help='comma-separated names in seat order: "Ann,Bob,Cy"')
+    p.add_argument("--sim", action="store_true", help="use a simulated popper")
+    p.add_argument("--resume", action="store_true", help="resume the last unfinished game")
+    p.set_defaults(run=run_table)
+
+    p = subparsers.add_parser(
+        "history",
+        help="past table games: players, winners, scores; --export writes one as JSON",
+    )
+    p.add_argument("--export", type=int, metavar="GAME_ID", help="print that game's journal")
+    p.set_defaults(run=run_history)
+
+
+def parse_players(text: str | None) -> list[str]:
+    names = [name.strip() for name in (text or "").split(",") if name.strip()]
+    if len(names) < 2:
+        raise PopdiceError('give at least two players: --players "Ann,Bob"')
+    if len({name.lower() for name in names}) != len(names):
+        raise PopdiceError("every player needs a different name")
+    return names
+
+
+def run_history(args: argparse.Namespace) -> int:
+    with Journal() as journal:
+        if args.export is not None:
+            print(json.dumps(journal.export(args.export), indent=2))
+            return 0
+        games = journal.games()
+    if not games:
+        print("no games yet")
+    for game in games:
+        players = ", ".join(game.players)
+        if game.finished is None:
+            outcome = "unfinished"
+        else:
+            scores = " ".join(str(score) for score in game.scores or ())
+            outcome = f"won by {', '.join(game.winners or ()) or 'nobody'}; scores {scores}"
+        print(f"{game.id:>4}  {game.started[:16]}  {game.game:<10} {players}: {outcome}")
+    return 0
+
+
+def run_table(args: argparse.Namespace) -> int:
+    from .app import TableApp
+    from .referee import Refused
+    from .session import TableSession
+
+    if args.game in LATER_GAMES:
+        raise PopdiceError(f"{args.game} is not at the table yet: {', '.join(TABLE_GAMES)} are")
+    if not args.resume and args.game is None:
+        raise PopdiceError("name the game (or --resume)")
+    players = [] if args.resume else parse_players(args.players)
+    with ExitStack() as stack, Journal() as journal:
+        popper, simulated = _open_popper(stack, args.sim)
+        try:
+            if args.resume:
+                session = TableSession.resume(journal, popper)
+            else:
+                session = TableSession.start(journal, args.game, players, popper)
+        except Refused as refusal:
+            raise PopdiceError(refusal.detail) from None
+        TableApp(session, simulated=simulated).run()
+    return 0
+
+
+def _open_popper(stack: ExitStack, simulated: bool) -> tuple[Any, bool]:
+    """The popper over USB, or a simulated one (asked for, or when none is plugged in)."""
+    from ..client import connect_when_ready
+    from ..discovery import find_port
+    from ..popper import Popper
+
+    port = None if simulated else find_port("popper", real=True, simulated=False)
+    if port is None:
+        if not simulated:
+            print("no popper plugged in: using a simulated one", file=sys.stderr)
+        from ..sim import SimulatedPico
+
+        port = stack.enter_context(SimulatedPico("popper")).port
+        simulated = True
+    client = stack.enter_context(connect_when_ready(port))
+    if not isinstance(client, Popper):
+        raise PopdiceError(f"{port} is a {client.info.board}, not a popper")
+    return client, simulated

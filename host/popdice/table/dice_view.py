@@ -1,0 +1,50 @@
+"""The dice as the popper shows them: each die a 3x3 grid of coloured pips."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.widgets import Static
+
+# Which of the nine cells (row by row) hold a pip for each face.
+PIPS = {
+    1: {4},
+    2: {0, 8},
+    3: {0, 4, 8},
+    4: {0, 2, 6, 8},
+    5: {0, 2, 4, 6, 8},
+    6: {0, 2, 3, 5, 6, 8},
+}
+COLOURS = {
+    "red": "red",
+    "orange": "dark_orange",
+    "yellow": "yellow",
+    "green": "green",
+    "blue": "dodger_blue1",
+    "purple": "purple",
+}
+
+
+def render_dice(dice: Sequence[tuple[str | None, int | None]]) -> Text:
+    """Three lines of pips, one block per die (``(colour, number)``; None: not rolled)."""
+    text = Text()
+    for row in range(3):
+        for colour, number in dice:
+            style = COLOURS.get(colour or "", "white")
+            cells = PIPS.get(number or 0, set())
+            for column in range(3):
+                text.append("●" if row * 3 + column in cells else "·", style=style)
+                text.append(" " if column < 2 else "")
+            text.append("   ")
+        text.append("\n")
+    return text
+
+
+class DiceView(Static):
+    """The popper's dice; ``show`` replaces them."""
+
+    def show(self, dice: Sequence[tuple[str | None, int | None]], caption: str) -> None:
+        text = render_dice(dice) if dice else Text("(no dice yet)\n\n\n")
+        text.append(caption, style="bold")
+        self.update(text)

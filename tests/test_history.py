@@ -1,0 +1,82 @@
+"""``popdice history`` and the ``table`` command's checks, through the table's own parser."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+from table_support import FakePopper
+
+from popdice.errors import PopdiceError
+from popdice.table.cli import add_parser
+from popdice.table.journal import Journal
+from popdice.table.session import TableSession
+
+
+@pytest.fixture(autouse=True)
+def data_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("POPDICE_DATA_DIR", str(tmp_path))
+    return tmp_path
+
+
+def run(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="popdice")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+def played_games() -> tuple[int, int]:
+    with Journal() as journal:
+        done = TableSession.start(journal, "ringer", ["Ann", "Bob"], FakePopper([4]))
+        done.press_dome()
+        done.move({"type": "ringer", "seat": 1, "cards": 4})
+        done.move({"type": "end", "hands": [2, 1]})
+        going = TableSession.start(journal, "popalotsy", ["Cy", "Di", "Ed"], None)
+        return done.game_id, going.game_id
+
+
+def test_history_lists_players_winners_and_scores(capsys: pytest.CaptureFixture[str]) -> None:
+    done, going = played_games()
+    assert run("history") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == [str(done), str(going)]
+    assert lines[0].endswith("ringer     Ann, Bob: won by Bob; scores -2 3")
+    assert lines[1].endswith("popalotsy  Cy, Di, Ed: unfinished")
+
+
+def test_history_export_writes_the_journal_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    done, _ = played_games()
+    assert run("history", "--export", str(done)) == 0
+    exported = json.loads(capsys.readouterr().out)
+    assert exported["winners"] == ["Bob"]
+    moves = [entry["data"]["move"] for entry in exported["entries"] if entry["kind"] == "move"]
+    assert moves[0] == {"type": "ringer", "seat": 1, "cards": 4}
+
+
+def test_history_export_of_an_unknown_game_is_an_error() -> None:
+    with pytest.raises(PopdiceError, match="no game 9"):
+        run("history", "--export", "9")
+
+
+def test_history_with_no_games(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("history") == 0
+    assert capsys.readouterr().out == "no games yet\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("table", "ringer", "--players", "Ann"), "at least two players"),
+        (("table", "ringer", "--players", "Ann,ann"), "different name"),
+        (("table",), "name the game"),
+        (("table", "lowdown", "--players", "Ann,Bob"), "lowdown is not at the table yet"),
+    ],
+)
+def test_table_refuses_bad_input_before_touching_a_device(
+    argv: tuple[str, ...], message: str
+) -> None:
+    with pytest.raises(PopdiceError, match=message):
+        run(*argv)
