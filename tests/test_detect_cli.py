@@ -4,16 +4,14 @@ corpus that meets the issue's targets."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from popdice.errors import PopdiceError
-from popdice.traces import cli, knock_trace, press_trace
+from popdice.cli import main
+from popdice.traces import knock_trace, press_trace
 from popdice.traces.files import write_labels, write_trace
 from popdice.traces.scoring import (
     TARGET_FALSE_PER_HOUR,
@@ -23,18 +21,6 @@ from popdice.traces.scoring import (
 
 CORPUS = Path(__file__).resolve().parents[1] / "bench" / "corpus"
 SLICE = ["presses-01", "press_in_buzz-02", "knocks-01", "handling-01"]
-
-
-def main(argv: list[str]) -> int:
-    """What ``popdice`` does with a subcommand: parse, run, one ``error:`` line on failure."""
-    parser = argparse.ArgumentParser(prog="popdice")
-    cli.add_parser(parser.add_subparsers())
-    args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except PopdiceError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
 
 
 def detect(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
@@ -111,9 +97,7 @@ def test_bad_input_is_one_line_and_exit_code_2(
 def test_help_explains_the_files_and_the_scoring(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with pytest.raises(SystemExit) as exit_:
-        main(["detect", "--help"])
-    assert exit_.value.code == 0
+    assert main(["detect", "--help"]) == 0
     text = capsys.readouterr().out
     assert "t_ms,x_g,y_g,z_g" in text and "presses_ms" in text and "latency" in text
 

@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 from faultline import FaultyLine
+from test_handheld_sim import click
 
 from popdice.handheld import Handheld, Reveal, RevealEvent, SecretRollEvent
 from popdice.hil import DeviceUnderTest
-from popdice.link import Event
 from popdice_fw import codec
 from popdice_fw.commit import COLOURS
 
@@ -133,24 +133,6 @@ def next_roll(client: Handheld) -> SecretRollEvent:
         assert item is not None, "no secret_roll event"
         if isinstance(item, SecretRollEvent):
             return item
-
-
-def click(client: Handheld, control: Any, button: str, hold_ms: float = 80) -> list[Event]:
-    """Clicks a button; returns the events up to its release (the next click must come
-    after it, or the firmware's debouncing rightly takes the two for one)."""
-    control.click(button, hold_ms=hold_ms)
-    events = []
-    while True:
-        item = client.next_event(EVENT_TIMEOUT_S)
-        assert item is not None, f"no release of {button}"
-        if isinstance(item, Event):
-            events.append(item)
-            if item.kind == "button" and item.data == {
-                **item.data,
-                "button": button,
-                "edge": "release",
-            }:
-                return events
 
 
 @pytest.fixture
