@@ -150,7 +150,7 @@ class Popper(Device):
 
     def _draw_idle(self):
         """The mode's dice all showing one: what the popper looks like before a pop."""
-        idle = [dict(v) for v in modes.roll(self.mode, _Ones())]
+        idle = modes.roll(self.mode, _Ones())
         modes.draw(self.mode, idle, self.leds)
         self.leds.show()
 
