@@ -5,9 +5,11 @@ Every file comes from a fixed kind and seed, so running this again gives the sam
 About 1,000 presses and 1.2 hours of non-press time (the non-press traces, and the time
 between presses in the press traces) in about 5 MB: timestamps cost the most, and two hours
 would take 8 MB. ``--scale N`` writes N times as many traces per kind (the same ones first,
-then further seeds), for a longer run of bench/detect.py --corpus DIR.
+then further seeds), for a longer run of bench/detect.py --corpus DIR. ``--first-seed S``
+starts every kind's seeds at S instead of 1: with a large S (say 1001) that is a held-out
+corpus, none of whose traces the detector was tuned on.
 
-    .venv/bin/python bench/make_corpus.py [--out DIR] [--scale N]
+    .venv/bin/python bench/make_corpus.py [--out DIR] [--scale N] [--first-seed S]
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from popdice.traces import trace
 from popdice.traces.files import write_labels, write_trace
 
 SECONDS = 300.0
-# kind: how many five-minute traces (seeds 1, 2, ...)
+# kind: how many five-minute traces (seeds 1, 2, ..., or from --first-seed on)
 CORPUS = {
     "bursts": 4,
     "presses": 2,
@@ -41,14 +43,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", default=str(HERE / "corpus"), help="where (bench/corpus)")
     parser.add_argument("--scale", type=int, default=1, help="traces per kind, times N (1)")
+    parser.add_argument(
+        "--first-seed", type=int, default=1, help="each kind's seeds start here (1)"
+    )
     args = parser.parse_args(argv)
     if args.scale < 1:
         parser.error("--scale must be at least 1")
+    if args.first_seed < 1:
+        parser.error("--first-seed must be at least 1")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     presses = 0
     for kind, count in CORPUS.items():
-        for seed in range(1, count * args.scale + 1):
+        for seed in range(args.first_seed, args.first_seed + count * args.scale):
             made = trace(kind, seed, SECONDS)
             name = f"{kind}-{seed:02d}"
             write_trace(out / f"{name}.csv.xz", made)

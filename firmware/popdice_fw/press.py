@@ -20,11 +20,13 @@ axis (gravity), so it does not care how the sensor is mounted:
 States: SETTLING (moved lately: nothing counts until the unit has been still for 250 ms),
 ARMED (resting, watching), CANDIDATE (a fall: until its bottom, at most four samples),
 REFRACTORY (just pressed: the press's own ringing). A candidate is a press when it bottoms
-out within the window, from a flat start to well below gravity, deep enough, well above the
-background, and mostly along up; a fall over three samples must be deeper and cleaner, one
-over four is no press. After a press the dome's release snaps too: until a weaker blow (the
-release) has been seen, or for at most ``_GUARD_SAMPLES``, a press must reach 7/16 of the
-last one's depth.
+out within the window, from a flat start (flat but for the background: a table still ringing
+from a knock moves every sample a little) to well below gravity, deep enough, at least twice
+the background, and mostly along up; a fall over three samples must be deeper and cleaner,
+one over four is no press. A press on a ringing table is told from the ringing by its
+depth against the background and by how little of it is sideways (a knock rocks the unit).
+After a press the dome's release snaps too: until a weaker blow (the release) has been seen,
+or for at most ``_GUARD_SAMPLES``, a press must reach 7/16 of the last one's depth.
 
 Integer arithmetic only, and nothing allocated per sample: every value stays a small int on
 a Pico (under 2**30; the largest, a sum of squares times a divisor, under 2**30 by the clamps
@@ -46,9 +48,10 @@ _SETTLE_SAMPLES = const(100)  # 250 ms still before presses count again
 _BACKGROUND_SHIFT = const(5)  # the background of falls decays by 1/32 a sample (80 ms)
 _FALL_MG = const(120)  # a fall over two samples this deep starts a candidate...
 _ABOVE_BACKGROUND_X4 = const(8)  # ...if it is twice the background (in quarters)
-_CLEAR_X4 = const(16)  # a press is 4 times the background
+_CLEAR_X4 = const(8)  # a press is twice the background (a table still ringing from a knock)
 _DEPTH_MG = const(150)  # a press dips at least this far below where it started...
-_FLAT_DIVISOR = const(10)  # ...from a flat start: the sample before moved under 1/10 of that
+_FLAT_DIVISOR = const(16)  # ...from a flat start: the sample before moved under 1/16 of that
+_LEAD_BACKGROUND_X8 = const(5)  # ...besides 5/8 of the background (the ringing moves it too)
 _BELOW_X8 = const(6)  # ...and to at least 6/8 of it below gravity (not the far side of a swing)
 _SIDEWAYS_DIVISOR = const(8)  # sideways energy at most 1/8 of the energy along up
 _QUICK_FALL = const(2)  # a fall over at most 2 samples is a quick one; over 3...
@@ -275,11 +278,14 @@ class PressDetector:
         else:
             sideways_divisor = _SLOW_SIDEWAYS_DIVISOR
             least = _SLOW_DEPTH_MG
+        # How far the sample before the start moved, beyond what the background explains: an
+        # upswing into the fall (a knock's first lobe) is no flat start, a table's ringing is.
+        lead = self._lead - (self._floor * _LEAD_BACKGROUND_X8 >> 3)
         is_press = (
             bottomed
             and fall <= _SLOW_FALL
             and depth >= least
-            and self._lead * _FLAT_DIVISOR <= depth
+            and lead * _FLAT_DIVISOR <= depth
             and -self._bottom * 8 >= depth * _BELOW_X8
             and depth * 4 >= self._floor * _CLEAR_X4
             and self._sideways_energy * sideways_divisor <= self._along_energy
