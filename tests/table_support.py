@@ -1,25 +1,53 @@
-"""A stand-in popper for the table tests (the simulated popper's firmware is being finished).
+"""Stand-in devices for the table tests: a popper and a handheld with scripted dice.
 
-It has the methods of popdice.popper.Popper the table uses; its dice come from a script, and
-like the firmware it numbers its rolls and reports each pop both as the reply and as an event.
+``FakePopper`` has the methods of popdice.popper.Popper the table uses; its dice come from a
+script, and like the firmware it numbers its rolls and reports each pop both as the reply
+and as an event. In ``lowdown`` mode it pops four dice as the firmware does (modes.py):
+dice 0-1 number dice, 2-3 colour dice (die 4 stays dark and is not reported).
+
+``FakeHandheld`` has the methods of popdice.handheld.Handheld the table uses. Its secret
+rolls come from a script and carry real commitments (popdice_fw.commit); like the firmware
+it says which unrevealed roll a new one ``replaces``, refuses to reveal a roll that is not
+its current one, and sends each reveal once as an event. ``lie`` makes its next reveal show
+other dice than it committed to (what a tampered handheld would do).
 """
 
 from __future__ import annotations
 
+import os
 import queue
+import subprocess
+import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
+from popdice.errors import DeviceDisconnected
+from popdice.handheld import (
+    Reveal,
+    RevealEvent,
+    SecretRoll,
+    SecretRollEvent,
+    StaleRoll,
+)
 from popdice.link import DeviceInfo, Event, Notice
 from popdice.popper import Pop
+from popdice_fw.commit import commitment
 
 POPALOTSY_COLOURS = ("red", "orange", "yellow", "green", "blue")
+LOWDOWN_DICE = ("number", "number", "color", "color")
 
 
 class FakePopper:
-    def __init__(self, numbers: Iterable[int] = (), session: str = "0000abcd") -> None:
+    def __init__(
+        self,
+        numbers: Iterable[int] = (),
+        session: str = "0000abcd",
+        colours: Iterable[str] = (),
+    ) -> None:
         self._info = DeviceInfo("fake", "popper", "e660c0ffee", "test", 1, session)
         self.numbers = list(numbers)
+        self.colours = list(colours)
         self.mode_now = "popalotsy"
         self.roll_id = 0
         self.result: list[dict[str, Any]] = []
@@ -41,6 +69,8 @@ class FakePopper:
     def _roll_die(self, die: int) -> dict[str, Any]:
         if self.mode_now == "popalotsy":
             return {"color": POPALOTSY_COLOURS[die], "number": self._number()}
+        if self.mode_now == "lowdown" and LOWDOWN_DICE[die] == "color":
+            return {"color": self.colours.pop(0) if self.colours else "red"}
         return {"number": self._number()}
 
     def _announce(self, source: str, reroll: int | None) -> Pop:
@@ -57,7 +87,7 @@ class FakePopper:
         return Pop.from_data(data)
 
     def pop(self, source: str = "host") -> Pop:
-        count = 5 if self.mode_now == "popalotsy" else 1
+        count = {"popalotsy": 5, "lowdown": len(LOWDOWN_DICE)}.get(self.mode_now, 1)
         self.result = [self._roll_die(die) for die in range(count)]
         return self._announce(source, None)
 
@@ -78,3 +108,92 @@ class FakePopper:
 
     def close(self) -> None:
         self.closed = True
+
+
+class FakeHandheld:
+    def __init__(self, dice: Iterable[tuple[str, int]] = (), session: str = "0000d1ce") -> None:
+        self._info = DeviceInfo("fake", "handheld", "4a4d0001", "test", 1, session)
+        self.dice = list(dice)
+        self.count = 0
+        self.current: Reveal | None = None
+        self.revealed = False
+        self.lie: tuple[str, int] | None = None
+        self.events: queue.Queue[Notice] = queue.Queue()
+        self.event_seq = 0
+        self.unplugged = False
+        self.closed = False
+
+    @property
+    def info(self) -> DeviceInfo:
+        return self._info
+
+    def _emit(self, kind: str, data: dict[str, Any]) -> Event:
+        self.event_seq += 1
+        return Event(kind, data, self.event_seq, self._info.session)
+
+    def roll(self) -> SecretRoll:
+        """ROLL: a new secret roll, of which only the commitment leaves the device."""
+        self._check_plugged()
+        replaces = None if self.current is None or self.revealed else self.current.roll_id
+        self.count += 1
+        roll_id = f"{self._info.session}-{self.count}"
+        colour, number = self.dice.pop(0) if self.dice else ("red", 3)
+        nonce = f"{self.count:032x}"
+        self.current = Reveal(roll_id, nonce, colour, number)
+        self.revealed = False
+        digest = commitment(self._info.device_id, roll_id, nonce, colour, number)
+        roll = SecretRoll(roll_id, digest, replaces)
+        fields = self._emit("secret_roll", {"roll_id": roll_id, "commitment": digest})
+        self.events.put(SecretRollEvent(*_fields(fields), roll=roll))
+        return roll
+
+    def press_roll(self) -> None:
+        """The holder presses ROLL: only the event tells the host."""
+        self.roll()
+
+    def reveal(self, roll_id: str | None = None, by: str = "host") -> Reveal:
+        self._check_plugged()
+        current = self.current
+        if current is None:
+            raise StaleRoll("no_roll", "no secret roll to reveal: ROLL first")
+        if roll_id is not None and roll_id != current.roll_id:
+            raise StaleRoll("stale_roll", f"roll {roll_id} is not the current roll")
+        shown = Reveal(current.roll_id, current.nonce, current.colour, current.number, by)
+        if self.lie is not None:
+            shown = Reveal(current.roll_id, current.nonce, *self.lie, by=by)
+            self.lie = None
+        if not self.revealed:
+            self.revealed = True
+            event = self._emit("reveal", {"roll_id": shown.roll_id})
+            self.events.put(RevealEvent(*_fields(event), reveal=shown))
+        return shown
+
+    def _check_plugged(self) -> None:
+        if self.unplugged:
+            raise DeviceDisconnected("the handheld was unplugged")
+
+    def press_reveal(self) -> None:
+        """The holder holds REVEAL: only the event tells the host."""
+        self.reveal(by="button")
+
+    def next_event(self, timeout: float | None = None) -> Notice | None:
+        try:
+            return self.events.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _fields(event: Event) -> tuple[str, dict[str, Any], int, str, float]:
+    return (event.kind, event.data, event.seq, event.session, event.received)
+
+
+def play_then_die(script: str, data_dir: Path) -> None:
+    """Runs ``script`` (with ``{tests}`` for this folder) in a new Python that journals into
+    ``data_dir`` and ends itself with SIGKILL mid-game, as a crash would."""
+    code = script.format(tests=str(Path(__file__).parent))
+    env = {**os.environ, "POPDICE_DATA_DIR": str(data_dir)}
+    died = subprocess.run([sys.executable, "-c", code], env=env, timeout=60, check=False)
+    assert died.returncode == -9, f"the game did not die by SIGKILL: {died.returncode}"

@@ -72,3 +72,29 @@ def test_flash_deploys_compiled_firmware_and_boots_it(popper_dut):
     assert control.state().boots == boots + 1
     with popdice.connect(popper_dut.port) as fresh:
         assert fresh.counter() == 1
+
+
+def test_demo_runs_the_link_on_simulators_then_points_at_the_table():
+    result = subprocess.run(
+        [POPDICE, "demo", "--sim", "--table", "ringer"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for kind in ("popper", "handheld"):
+        assert f"no real {kind} plugged in: started a simulated one" in out
+        assert f"{kind:9} still running" in out
+    assert "demo finished" in out
+    assert out.strip().endswith('popdice table ringer --sim --players "Ann,Bob,Cy"')
+
+
+def test_demo_in_a_terminal_starts_the_table_on_simulated_devices(monkeypatch):
+    from popdice import cli, demo
+
+    started: list[list[str]] = []
+    monkeypatch.setattr(cli, "main", lambda argv: started.append(argv) or 0)
+    assert demo.run_table_demo("lowdown", "Ann,Bob", interactive=True) == 0
+    assert started == [["table", "lowdown", "--sim", "--players", "Ann,Bob"]]

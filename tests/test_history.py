@@ -72,7 +72,7 @@ def test_history_with_no_games(capsys: pytest.CaptureFixture[str]) -> None:
         (("table", "ringer", "--players", "Ann"), "at least two players"),
         (("table", "ringer", "--players", "Ann,ann"), "different name"),
         (("table",), "name the game"),
-        (("table", "lowdown", "--players", "Ann,Bob"), "lowdown is not at the table yet"),
+        (("table", "lowdown", "--players", "A,B,C,D,E"), "lowdown takes 2 to 4 players"),
     ],
 )
 def test_table_refuses_bad_input_before_touching_a_device(

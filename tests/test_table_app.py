@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from table_support import FakePopper
+from table_support import FakePopper, play_then_die
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
@@ -65,7 +62,7 @@ def test_a_short_ringer_game(journal: Journal) -> None:
         app = TableApp(session, simulated=True)
         async with app.run_test(size=SIZE) as pilot:
             assert "press the dome" in shown(app, "#status")
-            assert "(simulated popper)" in shown(app, "#status")
+            assert "(simulated)" in shown(app, "#status")
             await type_command(pilot, "ringer ann 3")
             assert session.log[-1].endswith("(awaiting_roll)")
             await pilot.press("f2")
@@ -151,10 +148,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def test_killed_mid_game_then_resumed(journal: Journal, tmp_path: Path) -> None:
-    script = PLAY_THEN_DIE.format(tests=str(Path(__file__).parent))
-    env = {**os.environ, "POPDICE_DATA_DIR": str(tmp_path)}
-    died = subprocess.run([sys.executable, "-c", script], env=env, timeout=60, check=False)
-    assert died.returncode == -9
+    play_then_die(PLAY_THEN_DIE, tmp_path)
     popper = FakePopper([2, 2, 2, 2, 2], session="0000beef")  # the popper rebooted too
     session = TableSession.resume(journal, popper)
     # Cy's red 5 stands, Bob's red 4 is not higher: Bob takes both back; then +1 card each.

@@ -112,9 +112,12 @@ def cmd_fairness(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from .demo import run_demo, run_table_demo
 
-    return run_demo(real=not args.sim)
+    status = run_demo(real=not args.sim)
+    if status != 0 or args.table == "none":
+        return status
+    return run_table_demo(args.table, args.players, interactive=sys.stdin.isatty())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -180,10 +183,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "demo",
-        help="show the devices working: handshakes, round trips, events, bad input",
-        description="Uses the real boards that are plugged in, or simulated ones.",
+        help="show the devices working, then play a game at the table",
+        description="First the device link, end to end: each device's handshake, a round "
+        "trip, an event and bad input, on the real boards that are plugged in or on "
+        "simulated ones. Then, in a terminal, the table on simulated devices (Ctrl+Q quits "
+        "it; F1 shows its keys and commands).",
     )
     p.add_argument("--sim", action="store_true", help="use simulators even if boards are found")
+    p.add_argument(
+        "--table",
+        choices=("lowdown", "ringer", "popalotsy", "none"),
+        default="lowdown",
+        help="the game the table demo plays (lowdown: popper and handheld), or none",
+    )
+    p.add_argument(
+        "--players", default="Ann,Bob,Cy", help='the table demo\'s players ("Ann,Bob,Cy")'
+    )
     p.set_defaults(run=cmd_demo)
 
     from .games import cli as games_cli

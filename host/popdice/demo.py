@@ -1,8 +1,10 @@
-"""`popdice demo`: each device's handshake, a command round trip, an event, and bad input.
+"""`popdice demo`: each device's handshake, a command round trip, an event, and bad input;
+then a game at the table on simulated devices.
 
 Real boards are used when plugged in; otherwise simulated ones are started (and it says so).
 With a simulator the demo presses the buttons itself through the control channel; with a
-real board it asks you to.
+real board it asks you to. The table needs a terminal: without one the demo says how to
+start it and stops there.
 """
 
 from __future__ import annotations
@@ -121,3 +123,20 @@ def run_demo(real: bool = True) -> int:
             show_bad_input(kind, client)
     print("demo finished: both devices answered everything and kept running", flush=True)
     return 0
+
+
+def run_table_demo(game: str, players: str, interactive: bool) -> int:
+    """``popdice table GAME --sim`` for the demo's players, when there is a terminal."""
+    command = ["table", game, "--sim", "--players", players]
+    if not interactive:
+        print(
+            "the table needs a terminal: play one with  popdice "
+            + " ".join(command[:3])
+            + f' --players "{players}"',
+            flush=True,
+        )
+        return 0
+    print(f"starting the table: {game} for {players} on simulated devices", flush=True)
+    from .cli import main
+
+    return main(command)

@@ -221,17 +221,37 @@ class LowdownState(GameState[LowdownAction]):
     def _start_turn(self) -> None:
         n = self.num_players
         self.roller = (self.active + (-1 if self.config.hidden_roller == "right" else 1)) % n
-        self.own_numbers = [self.rng.choice(self.data.number_faces) for _ in range(2)]
-        self.own_colors = [self.rng.choice(self.data.color_faces) for _ in range(2)]
-        self.hidden_number = self.rng.choice(self.data.number_faces)
-        self.hidden_color = self.rng.choice(self.data.color_faces)
         self.revealed = False
+        self.roll_dice()
         self.shared_numbers: list[int] = []
         self.shared_colors: list[str] = []
         self.step = Step.CHOOSE
         self.wrote = [False] * n
         self.done = [False] * n
         self.written: list[set[tuple[str, int, int]]] = [set() for _ in range(n)]
+
+    def roll_dice(self) -> None:
+        """Roll the turn's dice with ``rng``: the active player's two number and two colour
+        dice, then the hidden pair. A subclass whose dice come from elsewhere (the table's
+        popper and handheld) overrides this and sets them with ``set_open_dice`` and
+        ``set_hidden_dice`` when they arrive."""
+        self.set_open_dice(
+            [self.rng.choice(self.data.number_faces) for _ in range(2)],
+            [self.rng.choice(self.data.color_faces) for _ in range(2)],
+        )
+        self.set_hidden_dice(
+            self.rng.choice(self.data.number_faces), self.rng.choice(self.data.color_faces)
+        )
+
+    def set_open_dice(self, numbers: list[int], colors: list[str]) -> None:
+        """The active player's own dice of this turn (two number dice, two colour dice)."""
+        self.own_numbers = list(numbers)
+        self.own_colors = list(colors)
+
+    def set_hidden_dice(self, number: int, color: str) -> None:
+        """The hidden pair of this turn (its number die and its colour die)."""
+        self.hidden_number = number
+        self.hidden_color = color
 
     def _share_dice(self, action: Write) -> None:
         """After the active player's choice, the four dice left go to everyone else (§3.2)."""

@@ -16,20 +16,22 @@ from ..errors import PopdiceError
 from .journal import Journal
 from .replay import TABLE_GAMES
 
-LATER_GAMES = ("lowdown",)
+HANDHELD_GAMES = ("lowdown",)
+"""The games with secret dice: the table opens the handheld too."""
 
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "table",
         help="play a game at the table with the popper, scored live on the laptop",
-        description="Finds the popper over USB (or starts a simulated one with --sim, or "
-        "when none is plugged in, and says so), then runs the game full-screen. Every move "
-        "is journaled as it happens; --resume picks up the last unfinished game.",
+        description="Finds the popper (and for Lowdown the handheld) over USB, or starts "
+        "simulated ones with --sim, or when none is plugged in, and says so; then runs the "
+        "game full-screen. Every move is journaled as it happens; --resume picks up the "
+        "last unfinished game.",
     )
-    p.add_argument("game", nargs="?", choices=(*TABLE_GAMES, *LATER_GAMES))
+    p.add_argument("game", nargs="?", choices=TABLE_GAMES)
     p.add_argument("--players", help='comma-separated names in seat order: "Ann,Bob,Cy"')
-    p.add_argument("--sim", action="store_true", help="use a simulated popper")
+    p.add_argument("--sim", action="store_true", help="use simulated devices")
     p.add_argument("--resume", action="store_true", help="resume the last unfinished game")
     p.set_defaults(run=run_table)
 
@@ -72,41 +74,53 @@ def run_history(args: argparse.Namespace) -> int:
 def run_table(args: argparse.Namespace) -> int:
     from .app import TableApp
     from .referee import Refused
+    from .replay import new_referee
     from .session import TableSession
 
-    if args.game in LATER_GAMES:
-        raise PopdiceError(f"{args.game} is not at the table yet: {', '.join(TABLE_GAMES)} are")
     if not args.resume and args.game is None:
         raise PopdiceError("name the game (or --resume)")
     players = [] if args.resume else parse_players(args.players)
+    if not args.resume:
+        try:
+            new_referee(args.game, players)  # bad players are refused before any device opens
+        except Refused as refusal:
+            raise PopdiceError(refusal.detail) from None
     with ExitStack() as stack, Journal() as journal:
-        popper, simulated = _open_popper(stack, args.sim)
+        game = args.game
+        if args.resume:
+            last = journal.last_unfinished()
+            game = None if last is None else last.game
+        popper, simulated = _open_device(stack, "popper", args.sim)
+        handheld = None
+        if game in HANDHELD_GAMES:
+            handheld, simulated_handheld = _open_device(stack, "handheld", args.sim)
+            simulated = simulated or simulated_handheld
         try:
             if args.resume:
-                session = TableSession.resume(journal, popper)
+                session = TableSession.resume(journal, popper, handheld=handheld)
             else:
-                session = TableSession.start(journal, args.game, players, popper)
+                session = TableSession.start(journal, args.game, players, popper, handheld)
         except Refused as refusal:
             raise PopdiceError(refusal.detail) from None
         TableApp(session, simulated=simulated).run()
     return 0
 
 
-def _open_popper(stack: ExitStack, simulated: bool) -> tuple[Any, bool]:
-    """The popper over USB, or a simulated one (asked for, or when none is plugged in)."""
+def _open_device(stack: ExitStack, board: str, simulated: bool) -> tuple[Any, bool]:
+    """The ``board`` (popper or handheld) over USB, or a simulated one (asked for, or when
+    none is plugged in, which it says)."""
     from ..client import connect_when_ready
     from ..discovery import find_port
-    from ..popper import Popper
 
-    port = None if simulated else find_port("popper", real=True, simulated=False)
+    port = None if simulated else find_port(board, real=True, simulated=False)
     if port is None:
         if not simulated:
-            print("no popper plugged in: using a simulated one", file=sys.stderr)
+            print(f"no {board} plugged in: using a simulated one", file=sys.stderr)
         from ..sim import SimulatedPico
 
-        port = stack.enter_context(SimulatedPico("popper")).port
+        port = stack.enter_context(SimulatedPico(board)).port
         simulated = True
     client = stack.enter_context(connect_when_ready(port))
-    if not isinstance(client, Popper):
-        raise PopdiceError(f"{port} is a {client.info.board}, not a popper")
+    if client.info.board != board:
+        raise PopdiceError(f"{port} is a {client.info.board}, not a {board}")
     return client, simulated

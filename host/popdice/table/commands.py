@@ -6,6 +6,13 @@ numbered from 1 as the popper shows them left to right.
 Ringer:    ringer PLAYER CARDS · reroll PLAYER · rule CARD on CARD · end N N ...
            (a card is SUITNUMBER like pink4, SUIT-reroll, with /POWER: blue5/take_over)
 Popalotsy: pile DIE COLOURNUMBER:PLAYER ... (bottom card first) · check [PLAYER ...]
+Lowdown:   write PLAYER NUMBER COLOUR BOX   (write ann 4 red ro 1 3: a 4 with the red die)
+           wild PLAYER NUMBER BOX [COLOUR]  (the active player names the colour die to drop)
+           blackout PLAYER BOX · skip PLAYER · cross PLAYER GRID LINE · done PLAYER · reveal
+           Dice are named by what they show (4, red; a colour by any prefix: r, pu). A BOX
+           is GRID ROW COL: the grid as shown (ro, pb, gy; or a colour of it, or its full
+           name), row and column from 1 (ro 1 3, ro 1,3). A LINE is r1-r3, c1-c3, d1 (top
+           left to bottom right) or d2.
 """
 
 from __future__ import annotations
@@ -13,11 +20,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..games.lowdown_rules import LowdownData
+from .lowdown_table import MOVES as LOWDOWN_MOVES
+from .lowdown_table import grid_short, line_of_label
 from .referee import Move, Refused
 
 HELP = {
     "ringer": "ringer PLAYER CARDS · reroll PLAYER · rule pink4 on pink3 · end N N..",
     "popalotsy": "pile DIE red4:Ann red5:Bob · check [FIRST-OUT]",
+    "lowdown": "write P 4 red ro 1 3 · wild P 4 gy 2 2 [red] · blackout P pb 3 3 · skip P\n"
+    "cross P ro r1 (r1-3 c1-3 d1 d2) · done P · reveal · P: name or seat",
 }
 
 _CARD = re.compile(r"^([a-z]+?)-?(\d|reroll|r)(?:/([a-z_0-9]+))?$")
@@ -40,6 +52,9 @@ def parse(text: str, game: str, players: list[str]) -> Command:
         return _ringer(verb, args, players)
     if game == "popalotsy":
         return _popalotsy(verb, args, players)
+    if game == "lowdown":
+        words = text.strip().lower().replace(",", " ").replace(":", " ").split()
+        return _lowdown(words[0], words[1:], players)
     raise Refused("bad_command", f"no commands for {game}")
 
 
@@ -112,3 +127,61 @@ def _popalotsy(verb: str, args: list[str], players: list[str]) -> Command:
     if verb == "check":
         return Command({"type": "check", "first_out": [seat_of(w, players) for w in args]})
     raise Refused("bad_command", f"unknown command {verb!r}: {HELP['popalotsy']}")
+
+
+def _lowdown(verb: str, args: list[str], players: list[str]) -> Command:
+    if verb not in LOWDOWN_MOVES:
+        raise Refused("bad_command", f"unknown command {verb!r}: {' · '.join(LOWDOWN_MOVES)}")
+    if verb == "reveal":
+        _expect(args, 0, "reveal")
+        return Command({"type": "reveal"})
+    usage = {
+        "write": "write PLAYER NUMBER COLOUR GRID ROW COL",
+        "wild": "wild PLAYER NUMBER GRID ROW COL [COLOUR]",
+        "blackout": "blackout PLAYER GRID ROW COL",
+        "skip": "skip PLAYER",
+        "cross": "cross PLAYER GRID LINE",
+        "done": "done PLAYER",
+    }[verb]
+    counts = {"write": (6,), "wild": (5, 6), "blackout": (4,), "skip": (1,), "cross": (3,)}
+    if len(args) not in counts.get(verb, (1,)):
+        raise Refused("bad_command", f"usage: {usage}")
+    move: Move = {"type": verb, "seat": seat_of(args[0], players)}
+    rest = args[1:]
+    if verb in ("write", "wild"):
+        move["number"] = _number(rest.pop(0), "NUMBER")
+    if verb == "write":
+        move["color"] = _colour(rest.pop(0))
+    if verb == "wild":
+        move["color"] = _colour(rest.pop()) if len(rest) == 4 else None
+    if verb == "cross":
+        move["grid"] = _grid(rest[0])
+        line = line_of_label(rest[1], _lowdown_data().size)
+        if line is None:
+            raise Refused("bad_command", f"{rest[1]!r} is no line: r1-r3, c1-c3, d1 or d2")
+        move["line"] = line
+    elif rest:
+        move["grid"] = _grid(rest[0])
+        move["row"] = _number(rest[1], "ROW") - 1
+        move["col"] = _number(rest[2], "COL") - 1
+    return Command(move)
+
+
+def _lowdown_data() -> LowdownData:
+    return LowdownData.load()
+
+
+def _colour(word: str) -> str:
+    matches = [c for c in _lowdown_data().color_faces if c.startswith(word)]
+    if len(matches) != 1:
+        colours = ", ".join(_lowdown_data().color_faces)
+        raise Refused("bad_command", f"{word!r} names no single colour ({colours})")
+    return matches[0]
+
+
+def _grid(word: str) -> str:
+    for grid in _lowdown_data().grids:
+        if word in (grid.name, grid_short(grid.name)) or word in grid.colors:
+            return grid.name
+    shown = ", ".join(grid_short(name) for name in _lowdown_data().grid_names)
+    raise Refused("bad_command", f"{word!r} is no grid ({shown})")

@@ -1,9 +1,11 @@
-"""What the table needs of the popper, as a Protocol: the real client and test doubles fit it."""
+"""What the table needs of the popper and the handheld, as Protocols: the real clients and
+test doubles fit them."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from ..handheld import Reveal, SecretRoll
 from ..link import DeviceInfo, Notice
 from ..popper import Pop
 
@@ -19,6 +21,22 @@ class PopperLike(Protocol):
     def pop(self) -> Pop: ...
 
     def reroll(self, die: int) -> Pop: ...
+
+    def next_event(self, timeout: float | None = None) -> Notice | None: ...
+
+    def close(self) -> None: ...
+
+
+class HandheldLike(Protocol):
+    """The handheld's commands and events the table uses (popdice.handheld.Handheld has
+    them): ``roll`` gives only a commitment, ``reveal`` the dice checked against it."""
+
+    @property
+    def info(self) -> DeviceInfo: ...
+
+    def roll(self) -> SecretRoll: ...
+
+    def reveal(self, roll_id: str | None = None) -> Reveal: ...
 
     def next_event(self, timeout: float | None = None) -> Notice | None: ...
 

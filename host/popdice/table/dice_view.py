@@ -1,4 +1,9 @@
-"""The dice as the popper shows them: each die a 3x3 grid of coloured pips."""
+"""The dice as the popper shows them: each die a 3x3 grid of coloured pips.
+
+A die is ``(colour, number)``: a number die in white is ``(None, n)``, a Popalotsy die has
+both, a colour die (Lowdown) is ``(colour, None)`` and shows a full face in its colour, and
+a die not known yet (Lowdown's hidden pair before its reveal) is ``(None, None)``: ``?``.
+"""
 
 from __future__ import annotations
 
@@ -27,14 +32,19 @@ COLOURS = {
 
 
 def render_dice(dice: Sequence[tuple[str | None, int | None]]) -> Text:
-    """Three lines of pips, one block per die (``(colour, number)``; None: not rolled)."""
+    """Three lines of pips, one block per die (``(colour, number)``, see the module)."""
     text = Text()
     for row in range(3):
         for colour, number in dice:
             style = COLOURS.get(colour or "", "white")
             cells = PIPS.get(number or 0, set())
             for column in range(3):
-                text.append("●" if row * 3 + column in cells else "·", style=style)
+                cell = row * 3 + column
+                if number is None:
+                    glyph = "■" if colour else ("?" if cell == 4 else "·")
+                else:
+                    glyph = "●" if cell in cells else "·"
+                text.append(glyph, style=style)
                 text.append(" " if column < 2 else "")
             text.append("   ")
         text.append("\n")

@@ -12,14 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..games.popalotsy_rules import Card, Die, PopalotsyConfig, PopalotsyData, penalised_card
-from .referee import Move, Referee, Refused
+from .referee import Move, Referee, Refused, Settings
 
 
 class PopalotsyTable(Referee):
     game = "popalotsy"
 
-    def __init__(self, players: list[str]) -> None:
-        super().__init__(players)
+    def __init__(self, players: list[str], settings: Settings | None = None) -> None:
+        super().__init__(players, settings)
         self.data = PopalotsyData.load()
         self.config = PopalotsyConfig()
         if not self.data.min_players <= len(players) <= self.data.max_players:

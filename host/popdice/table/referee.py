@@ -1,9 +1,10 @@
 """What every game's table referee is: a pure state rebuilt from the journal's moves and rolls.
 
 A referee keeps the score of a game played with real cards (Ringer, Popalotsy) or on the
-laptop (Lowdown). ``apply(move)`` and ``roll(dice)`` either change the state or raise
+laptop (Lowdown). ``apply(move)``, ``roll(dice)`` and, for a game with secret dice (Lowdown's
+handheld), ``secret(commitment)`` and ``reveal(dice)`` either change the state or raise
 ``Refused`` and change nothing, so replaying the journal's accepted entries in order
-rebuilds the state exactly.
+rebuilds the state exactly. ``settings`` are the game record's rule settings (none by default).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from ..games.errors import InvalidMove
 
 Move = dict[str, Any]
 """A move as the journal keeps it: JSON with a ``type`` and that type's fields."""
+Settings = dict[str, Any]
+"""A game's rule settings as the journal keeps them (``GameRecord.settings``)."""
 
 
 class Refused(Exception):
@@ -36,9 +39,16 @@ class Referee(ABC):
 
     game: str = ""
 
-    def __init__(self, players: list[str]) -> None:
+    def __init__(self, players: list[str], settings: Settings | None = None) -> None:
         self.players = list(players)
+        self.settings = dict(settings or {})
         self.over = False
+        if self.settings and not self.takes_settings():
+            raise Refused("bad_settings", f"{self.game} takes no settings")
+
+    def takes_settings(self) -> bool:
+        """Whether this game reads ``settings`` (the ones without rule settings do not)."""
+        return False
 
     @abstractmethod
     def wants_roll(self) -> bool:
@@ -47,6 +57,24 @@ class Referee(ABC):
     @abstractmethod
     def roll(self, dice: list[dict[str, Any]]) -> None:
         """Take the popper's ``dice`` (as a ``pop`` reports them), or raise ``Refused``."""
+
+    def wants_secret(self) -> bool:
+        """Whether the game waits for the handheld's secret roll (its commitment)."""
+        return False
+
+    def wants_reveal(self) -> str | None:
+        """The roll id of the secret roll the game needs revealed now, if any."""
+        return None
+
+    def secret(self, roll: dict[str, Any]) -> str:
+        """Take a secret roll's commitment (``roll_id``, ``commitment``, ``device_id``,
+        ``replaces``) and say what it was, or raise ``Refused``."""
+        raise Refused("no_secret_dice", f"{self.game} has no secret dice")
+
+    def reveal(self, dice: dict[str, Any]) -> str:
+        """Take a revealed secret roll (``roll_id``, ``colour``, ``number``, ``nonce``),
+        checked against its commitment, and say what it did, or raise ``Refused``."""
+        raise Refused("no_secret_dice", f"{self.game} has no secret dice")
 
     @abstractmethod
     def apply(self, move: Move) -> str:

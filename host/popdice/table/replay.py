@@ -1,7 +1,13 @@
 """Rebuilding a game from its journal: the referee is a pure function of the entries.
 
-Entry kinds: ``move`` (``{"move", "text"}``) and ``roll`` (``{"dice", "key", "text"}``) change
-the game and are replayed in order; ``refused`` and ``device`` are the log only.
+Entry kinds that change the game, replayed in order:
+- ``move``: ``{"move", "text"}``, a move as the referee takes it;
+- ``roll``: ``{"dice", "key", "text"}``, the popper's dice (``key``: device session and roll);
+- ``secret``: ``{"roll_id", "commitment", "device_id", "replaces", "key", "text"}``, the
+  handheld's commitment to a hidden roll (Lowdown), without its values;
+- ``reveal``: ``{"roll_id", "colour", "number", "nonce", "by", "key", "text"}``, the hidden
+  roll shown, checked again against its commitment as it is replayed.
+``refused`` and ``device`` are the log only. The game record's ``settings`` go to the referee.
 """
 
 from __future__ import annotations
@@ -9,19 +15,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .journal import Entry, GameRecord, JournalError
+from .lowdown_table import LowdownTable
 from .popalotsy_table import PopalotsyTable
-from .referee import Referee, Refused
+from .referee import Referee, Refused, Settings
 from .ringer_table import RingerTable
 
-REFEREES: dict[str, type[Referee]] = {"ringer": RingerTable, "popalotsy": PopalotsyTable}
+REFEREES: dict[str, type[Referee]] = {
+    "ringer": RingerTable,
+    "popalotsy": PopalotsyTable,
+    "lowdown": LowdownTable,
+}
 TABLE_GAMES = tuple(REFEREES)
+SEEN_KINDS = ("roll", "secret", "reveal")
+"""The entry kinds whose ``key`` marks a device report as taken."""
 
 
-def new_referee(game: str, players: list[str]) -> Referee:
+def new_referee(game: str, players: list[str], settings: Settings | None = None) -> Referee:
     referee_class = REFEREES.get(game)
     if referee_class is None:
         raise Refused("bad_game", f"the table plays {', '.join(TABLE_GAMES)}, not {game!r}")
-    return referee_class(players)
+    return referee_class(players, settings)
 
 
 @dataclass
@@ -34,14 +47,20 @@ class Replayed:
 
 
 def replay(record: GameRecord, entries: list[Entry]) -> Replayed:
-    """Apply every ``move`` and ``roll`` of ``entries`` in order to a new referee."""
-    result = Replayed(new_referee(record.game, list(record.players)))
+    """Apply every ``move``, ``roll``, ``secret`` and ``reveal`` of ``entries`` in order to
+    a new referee."""
+    result = Replayed(new_referee(record.game, list(record.players), record.settings))
     for entry in entries:
         try:
             if entry.kind == "move":
                 result.referee.apply(entry.data["move"])
             elif entry.kind == "roll":
                 result.referee.roll(entry.data["dice"])
+            elif entry.kind == "secret":
+                result.referee.secret(entry.data)
+            elif entry.kind == "reveal":
+                result.referee.reveal(entry.data)
+            if entry.kind in SEEN_KINDS:
                 result.seen_rolls.add(str(entry.data["key"]))
         except (Refused, KeyError) as error:
             raise JournalError(

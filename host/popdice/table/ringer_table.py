@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..games.ringer_rules import Card, Power, RingerConfig, RingerData, play_problem, scores_ringer
-from .referee import Move, Referee, Refused
+from .referee import Move, Referee, Refused, Settings
 
 MAX_HAND = 105
 
@@ -19,8 +19,8 @@ MAX_HAND = 105
 class RingerTable(Referee):
     game = "ringer"
 
-    def __init__(self, players: list[str]) -> None:
-        super().__init__(players)
+    def __init__(self, players: list[str], settings: Settings | None = None) -> None:
+        super().__init__(players, settings)
         self.data = RingerData.load()
         self.config = RingerConfig()
         if not self.data.min_players <= len(players) <= self.data.max_players:

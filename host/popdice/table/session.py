@@ -1,10 +1,12 @@
-"""A game at the table, apart from any UI: the referee, the popper and the journal together.
+"""A game at the table, apart from any UI: the referee, the devices and the journal together.
 
-Every accepted move and roll is journaled (and committed) before it is reported; the
-referees change nothing when they refuse, and a refused move or roll is journaled as
-``refused`` with its reason. Pops come from the popper's events or from its command
-replies (both carry the device's roll number, so a pop is taken once). ``resume`` rebuilds
-a game from its journal.
+Every accepted move, roll, secret roll and reveal is journaled (and committed) before it is
+reported; the referees change nothing when they refuse, and a refused one is journaled as
+``refused`` with its reason. Pops come from the popper's events or from its command replies
+(both carry the device's roll number, so a pop is taken once); the handheld's secret rolls
+and reveals likewise (by device session and roll id). When the referee needs a secret roll
+revealed (Lowdown, once the active player has chosen), the session asks the handheld for it
+at once. ``resume`` rebuilds a game from its journal.
 """
 
 from __future__ import annotations
@@ -12,14 +14,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import DeviceError, PopdiceError
+from ..handheld import (
+    BatteryEvent,
+    CommitmentMismatch,
+    MalformedRoll,
+    Reveal,
+    RevealEvent,
+    SecretRoll,
+    SecretRollEvent,
+    UnknownRoll,
+)
 from ..link import DeviceReboot, EventGap, Notice
 from ..popper import Pop
-from .devices import PopperLike
+from .devices import HandheldLike, PopperLike
 from .journal import GameRecord, Journal, JournalError
-from .referee import Move, Referee, Refused
+from .referee import Move, Referee, Refused, Settings
 from .replay import new_referee, replay
 
 RINGER_DIE = 0
+HANDHELD_CODES: dict[type[PopdiceError], str] = {
+    CommitmentMismatch: "commitment_mismatch",
+    UnknownRoll: "unknown_roll",
+    MalformedRoll: "malformed_roll",
+}
 
 
 @dataclass(frozen=True)
@@ -32,7 +50,8 @@ class Outcome:
 
 
 class TableSession:
-    """One game being played: call ``move``, ``take_pop``, ``take_notice``, ``press_dome``."""
+    """One game being played: call ``move``, ``take_pop``, ``take_notice``, ``press_dome``,
+    and for the handheld ``roll_hidden``, ``take_handheld_notice``, ``ask_reveal``."""
 
     def __init__(
         self,
@@ -42,28 +61,41 @@ class TableSession:
         popper: PopperLike | None,
         seen_rolls: set[str] | None = None,
         log: list[str] | None = None,
+        *,
+        handheld: HandheldLike | None = None,
     ) -> None:
         self.journal = journal
         self.record = record
         self.referee = referee
         self.popper = popper
+        self.handheld = handheld
         self.seen_rolls = seen_rolls or set()
         self.log = log or []
 
     @classmethod
     def start(
-        cls, journal: Journal, game: str, players: list[str], popper: PopperLike | None
+        cls,
+        journal: Journal,
+        game: str,
+        players: list[str],
+        popper: PopperLike | None,
+        handheld: HandheldLike | None = None,
+        settings: Settings | None = None,
     ) -> TableSession:
-        referee = new_referee(game, players)
-        game_id = journal.new_game(game, players, {})
-        session = cls(journal, journal.game(game_id), referee, popper)
+        referee = new_referee(game, players, settings)
+        game_id = journal.new_game(game, players, referee.settings)
+        session = cls(journal, journal.game(game_id), referee, popper, handheld=handheld)
         session._record_device("game started: " + ", ".join(players))
         session.prepare_popper()
         return session
 
     @classmethod
     def resume(
-        cls, journal: Journal, popper: PopperLike | None, game_id: int | None = None
+        cls,
+        journal: Journal,
+        popper: PopperLike | None,
+        game_id: int | None = None,
+        handheld: HandheldLike | None = None,
     ) -> TableSession:
         """The game ``game_id`` (by default the last unfinished one) as its journal left it."""
         record = journal.game(game_id) if game_id is not None else journal.last_unfinished()
@@ -72,9 +104,18 @@ class TableSession:
         if record.finished is not None:
             raise JournalError(f"game {record.id} is finished")
         rebuilt = replay(record, journal.entries(record.id))
-        session = cls(journal, record, rebuilt.referee, popper, rebuilt.seen_rolls, rebuilt.log)
+        session = cls(
+            journal,
+            record,
+            rebuilt.referee,
+            popper,
+            rebuilt.seen_rolls,
+            rebuilt.log,
+            handheld=handheld,
+        )
         session._record_device("game resumed")
         session.prepare_popper()
+        session.ask_reveal()
         return session
 
     @property
@@ -88,13 +129,20 @@ class TableSession:
     # --- moves --------------------------------------------------------------------------
 
     def move(self, move: Move) -> Outcome:
-        """Play ``move`` (journaled first), or report and journal why it is refused."""
+        """Play ``move`` (journaled first), or report and journal why it is refused. A
+        ``reveal`` while the game waits for one asks the handheld again."""
+        if move.get("type") == "reveal" and self.referee.wants_reveal() is not None:
+            asked = self.ask_reveal()
+            if asked is not None:
+                return asked
         try:
             text = self.referee.apply(move)
         except Refused as refusal:
             return self._refuse({"move": move}, refusal)
         self.journal.append(self.game_id, "move", {"move": move, "text": text})
-        return self._accepted(text)
+        outcome = self._accepted(text)
+        self.ask_reveal()
+        return outcome
 
     def refuse_command(self, command: str, refusal: Refused) -> Outcome:
         """A typed command that is not a move at all: journaled and reported like a refusal."""
@@ -148,6 +196,93 @@ class TableSession:
 
     def device_lost(self, what: str) -> Outcome:
         return self._record_device(what)
+
+    # --- the handheld ---------------------------------------------------------------------
+
+    def roll_hidden(self) -> Outcome | None:
+        """Roll the handheld as if its ROLL were pressed (simulated devices, tests)."""
+        if self.handheld is None:
+            return self._refuse({"source": "table"}, Refused("no_handheld", "no handheld"))
+        try:
+            roll = self.handheld.roll()
+        except PopdiceError as error:
+            return self.handheld_failed(error)
+        return self.take_secret(roll, self.handheld.info.session, self.handheld.info.device_id)
+
+    def take_secret(self, roll: SecretRoll, device_session: str, device_id: str) -> Outcome | None:
+        """A secret roll's commitment, once (None: taken before). It holds no dice values."""
+        key = f"secret:{device_session}:{roll.roll_id}"
+        if key in self.seen_rolls:
+            return None
+        self.seen_rolls.add(key)
+        data: dict[str, Any] = {
+            "roll_id": roll.roll_id,
+            "commitment": roll.commitment,
+            "device_id": device_id,
+            "replaces": roll.replaces,
+        }
+        try:
+            text = self.referee.secret(data)
+        except Refused as refusal:
+            return self._refuse({"secret": data, "key": key}, refusal)
+        self.journal.append(self.game_id, "secret", {**data, "key": key, "text": text})
+        outcome = self._accepted(text)
+        self.ask_reveal()
+        return outcome
+
+    def take_reveal(self, reveal: Reveal, device_session: str) -> Outcome | None:
+        """A secret roll shown, once (None: taken before); the referee checks it."""
+        key = f"reveal:{device_session}:{reveal.roll_id}"
+        if key in self.seen_rolls:
+            return None
+        self.seen_rolls.add(key)
+        data: dict[str, Any] = {
+            "roll_id": reveal.roll_id,
+            "colour": reveal.colour,
+            "number": reveal.number,
+            "nonce": reveal.nonce,
+            "by": reveal.by,
+        }
+        try:
+            text = self.referee.reveal(data)
+        except Refused as refusal:
+            return self._refuse({"reveal": data, "key": key}, refusal)
+        self.journal.append(self.game_id, "reveal", {**data, "key": key, "text": text})
+        return self._accepted(text)
+
+    def ask_reveal(self) -> Outcome | None:
+        """If the game needs the hidden roll now, ask the handheld to reveal it."""
+        roll_id = self.referee.wants_reveal()
+        if roll_id is None or self.handheld is None:
+            return None
+        try:
+            reveal = self.handheld.reveal(roll_id)
+        except PopdiceError as error:
+            return self.handheld_failed(error)
+        return self.take_reveal(reveal, self.handheld.info.session)
+
+    def take_handheld_notice(self, notice: Notice) -> Outcome | None:
+        """A handheld event: a secret roll or a reveal goes to the game; the rest to the log."""
+        if isinstance(notice, DeviceReboot):
+            return self._record_device(f"the handheld restarted (session {notice.new_session})")
+        if isinstance(notice, EventGap):
+            return self._record_device(f"handheld events {notice.first}-{notice.last} were lost")
+        if isinstance(notice, SecretRollEvent):
+            device_id = self.handheld.info.device_id if self.handheld is not None else ""
+            return self.take_secret(notice.roll, notice.session, device_id)
+        if isinstance(notice, RevealEvent):
+            return self.take_reveal(notice.reveal, notice.session)
+        if isinstance(notice, BatteryEvent):
+            state = "low" if notice.low else "fine again"
+            return self._record_device(f"the handheld's battery is {state} ({notice.vsys:.2f} V)")
+        return None
+
+    def handheld_failed(self, error: PopdiceError) -> Outcome:
+        """The handheld refused, or sent what does not check out: journaled as refused."""
+        code = HANDHELD_CODES.get(type(error), "handheld_error")
+        if isinstance(error, DeviceError):
+            code = error.code
+        return self._refuse({"source": "handheld"}, Refused(code, f"handheld: {error}"))
 
     # --- bookkeeping ----------------------------------------------------------------------
 
