@@ -5,12 +5,18 @@ from __future__ import annotations
 import queue
 import threading
 
+from popdice.discovery import simulated_ports
 from popdice.link import DeviceReboot, Event
 from popdice.popper import Pop, Popper
 from popdice.reattach import Back, DeviceWatch, Lost, WatchReport, candidate_ports, find_by_id
 from popdice.sim.hands import SimulatedHands
 
 REPORT_TIMEOUT_S = 10.0
+
+
+def other_ports(mine: str) -> list[str]:
+    """Every other simulator's port: the search must not disturb the other tests' devices."""
+    return [port for port in simulated_ports() if port != mine]
 
 
 def next_report(reports: queue.Queue[WatchReport], wanted: type) -> WatchReport:
@@ -32,8 +38,9 @@ def test_find_by_id_names_the_port_the_device_answers_on(popper_dut):
     popper_dut.release()
     device_id = popper_dut.connect().info.device_id
     popper_dut.release()
-    assert find_by_id(device_id, "/nonexistent/tty") == popper_dut.port
-    assert find_by_id("0" * 16, "/nonexistent/tty") is None
+    others = other_ports(popper_dut.port)
+    assert find_by_id(device_id, "/nonexistent/tty", others) == popper_dut.port
+    assert find_by_id("0" * 16, "/nonexistent/tty", others) is None
 
 
 def test_an_unplugged_popper_is_picked_up_again_by_its_id(popper_dut):
@@ -41,7 +48,8 @@ def test_an_unplugged_popper_is_picked_up_again_by_its_id(popper_dut):
     client = popper_dut.connect()
     first_session = client.info.session
     reports: queue.Queue[WatchReport] = queue.Queue()
-    watch = DeviceWatch(client, reports.put, retry_interval_s=0.05)
+    others = other_ports(popper_dut.port)
+    watch = DeviceWatch(client, reports.put, lambda: others, retry_interval_s=0.05)
     thread = threading.Thread(target=watch.run, daemon=True)
     thread.start()
     try:
@@ -65,7 +73,8 @@ def test_a_watch_stopped_while_searching_ends(popper_dut):
     popper_dut.release()
     client = popper_dut.connect()
     reports: queue.Queue[WatchReport] = queue.Queue()
-    watch = DeviceWatch(client, reports.put, retry_interval_s=0.05)
+    others = other_ports(popper_dut.port)
+    watch = DeviceWatch(client, reports.put, lambda: others, retry_interval_s=0.05)
     thread = threading.Thread(target=watch.run, daemon=True)
     thread.start()
     popper_dut.control.unplug()

@@ -165,3 +165,23 @@ def test_killed_mid_game_then_resumed(journal: Journal, tmp_path: Path) -> None:
     asyncio.run(play())
     kinds = [entry.kind for entry in journal.entries(session.game_id)]
     assert kinds == ["device", "roll", "move", "move", "device", "roll"]
+
+
+def test_f1_shows_the_whole_help_and_esc_closes_it(journal: Journal) -> None:
+    from popdice.table.help import HelpScreen
+
+    session = TableSession.start(journal, "lowdown", ["Ann", "Bob"], FakePopper())
+    app = TableApp(session)
+
+    async def play() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("f1")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            text = "\n".join(str(s.content) for s in app.screen.query(Static))
+            assert "write PLAYER NUMBER COLOUR BOX" in text and "F2" in text
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, HelpScreen)
+
+    asyncio.run(play())

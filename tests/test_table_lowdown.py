@@ -211,12 +211,17 @@ def test_a_second_roll_before_the_reveal_is_logged_and_replaces_the_first(
     )
     handheld.unplugged = True  # the reveal cannot be had yet: the choice waits for it
     assert play(session, "write ann 4 red ro 1 1").accepted
-    assert session.log[-1] == "refused: handheld: the handheld was unplugged (handheld_error)"
+    assert session.log[-1] == (
+        "the handheld is gone (the handheld was unplugged): waiting for it to return"
+    )
     assert play(session, "write bob 2 blue pb 1 2").code == "awaiting_reveal"
+    refused = session.roll_hidden()
+    assert refused is not None and refused.code == "device_missing"
     handheld.unplugged = False
     handheld.press_roll()  # and once more, after Ann chose: still logged, still used
     for notice in drain(handheld):
         session.take_handheld_notice(notice)
+    session.device_back("handheld", handheld)  # found again by its id: now it is asked
     log = "\n".join(session.log)
     assert "Bob rolled the hidden dice again after Ann chose: roll 0000d1ce-3" in log
     assert session.log[-1].startswith("the hidden dice: yellow 2; Ann writes 4 (red)")

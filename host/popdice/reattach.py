@@ -11,19 +11,37 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Protocol
 
 from .client import DeviceClient, connect
 from .discovery import probe, real_ports, simulated_ports
 from .errors import DeviceDisconnected, LinkError
-from .link import Notice
+from .link import DeviceInfo, Notice
 
 RETRY_INTERVAL_S = 0.5
 EVENT_POLL_S = 0.2
 
 
-def candidate_ports(last_port: str, exclude: Collection[str] = ()) -> list[str]:
+class Watched(Protocol):
+    """What a watch needs of a client (``DeviceClient`` and the table's test doubles)."""
+
+    @property
+    def info(self) -> DeviceInfo: ...
+
+    def next_event(self, timeout: float | None = None) -> Notice | None: ...
+
+    def close(self) -> None: ...
+
+
+def port_of(client: object) -> str | None:
+    """The port a client's link is open on, if it has one."""
+    port = getattr(getattr(client, "link", None), "port", None)
+    return port if isinstance(port, str) else None
+
+
+def candidate_ports(last_port: str | None, exclude: Collection[str] = ()) -> list[str]:
     """Ports the device may be on now: its last one first, then every other PopDice port."""
-    ports = [last_port, *real_ports(), *simulated_ports()]
+    ports = [*([last_port] if last_port else []), *real_ports(), *simulated_ports()]
     seen: set[str] = set(exclude)
     ordered = []
     for port in ports:
@@ -33,7 +51,7 @@ def candidate_ports(last_port: str, exclude: Collection[str] = ()) -> list[str]:
     return ordered
 
 
-def find_by_id(device_id: str, last_port: str, exclude: Collection[str] = ()) -> str | None:
+def find_by_id(device_id: str, last_port: str | None, exclude: Collection[str] = ()) -> str | None:
     """The port on which the device ``device_id`` answers a handshake now, if any.
     ``exclude`` names ports this process already holds open (probing them would steal bytes
     from their links)."""
@@ -67,12 +85,12 @@ class DeviceWatch:
 
     def __init__(
         self,
-        client: DeviceClient,
+        client: Watched,
         report: Callable[[WatchReport], None],
         exclude: Callable[[], Collection[str]] = tuple,
         retry_interval_s: float = RETRY_INTERVAL_S,
     ) -> None:
-        self.client = client
+        self.client: Watched = client
         self.report = report
         self.exclude = exclude
         self.retry_interval_s = retry_interval_s
@@ -103,8 +121,10 @@ class DeviceWatch:
 
     def _search(self) -> DeviceClient | None:
         """Looks for the device by id until it answers (its new client) or ``stop()``."""
-        info, last_port = self.client.info, self.client.link.port
+        info, last_port = self.client.info, port_of(self.client)
         self.client.close()
+        if last_port is None:
+            return None  # not a client on a port: nothing to look for
         while not self._stopped.wait(self.retry_interval_s):
             port = find_by_id(info.device_id, last_port, self.exclude())
             if port is None:

@@ -2,7 +2,10 @@
 
 Everything the players do goes through ``TableSession``; this module only shows the state
 and turns keys and typed commands into session calls. Popper and handheld events arrive on
-worker threads (one per device) and are handed to the UI thread with ``call_from_thread``.
+worker threads (one ``DeviceWatch`` per device, which also finds an unplugged device again
+by its id) and are handed to the UI thread with ``call_from_thread``. With simulated
+devices the keys act through ``SimulatedHands``: F2 is a press on the dome that the
+firmware's own detector has to see, F3/F4 push the handheld's ROLL/REVEAL, F5 knocks.
 The log shows every line the session logs, so a reveal that follows a move is shown too; a
 commitment that does not match is also shouted (a notification and the bell). Lowdown
 shows every board (lowdown_view.py). Fits 80x24.
@@ -10,25 +13,27 @@ shows every board (lowdown_view.py). Fits 80x24.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer, Input, RichLog, Static
-from textual.worker import get_current_worker
 
-from ..errors import DeviceDisconnected, PopdiceError
-from ..link import Notice
+from ..errors import PopdiceError
+from ..reattach import Back, DeviceWatch, Lost, WatchReport, port_of
+from ..sim.hands import SimulatedHands
 from .commands import HELP, parse
 from .dice_view import DiceView
+from .help import HelpScreen
 from .lowdown_table import LowdownTable
 from .lowdown_view import LowdownView
 from .popalotsy_table import PopalotsyTable
 from .referee import Refused
 from .ringer_table import RingerTable
 from .session import Outcome, TableSession
-
-EVENT_POLL_S = 0.2
 
 
 class TableApp(App[None]):
@@ -45,17 +50,31 @@ class TableApp(App[None]):
     #help { height: auto; max-height: 2; color: $text-muted; }
     """
     BINDINGS = [
-        Binding("f2", "dome", "Press the dome", priority=True),
-        Binding("f3", "hidden_roll", "Roll the hidden dice", priority=True),
+        Binding("f1", "help", "Help", priority=True),
+        Binding("f2", "dome", "Dome", priority=True),
+        Binding("f3", "hidden_roll", "ROLL", priority=True),
+        Binding("f4", "reveal_button", "REVEAL", priority=True),
+        Binding("f5", "knock", "Knock", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, session: TableSession, simulated: bool = False) -> None:
+    def __init__(
+        self,
+        session: TableSession,
+        simulated: bool = False,
+        hands: Mapping[str, SimulatedHands] | None = None,
+        avoid_ports: Collection[str] = (),
+    ) -> None:
         super().__init__()
         self.session = session
         self.simulated = simulated
+        self.hands = dict(hands or {})
+        """The simulated devices' controls, by board: keys act through them."""
         self.shown = 0
         """How many of the session's log lines the log widget shows."""
+        self.watches: dict[str, DeviceWatch] = {}
+        self.avoid_ports = list(avoid_ports)
+        """Ports a search for a lost device must never probe (other programs' devices)."""
 
     def compose(self) -> ComposeResult:
         referee = self.session.referee
@@ -74,15 +93,36 @@ class TableApp(App[None]):
     def on_mount(self) -> None:
         self.report(None)
         self.query_one("#command", Input).focus()
-        if self.session.popper is not None:
-            self.watch_popper()
-        if self.session.handheld is not None:
-            self.watch_handheld()
+        for board, client in (("popper", self.session.popper), ("handheld", self.session.handheld)):
+            if client is not None:
+                self.watches[board] = DeviceWatch(
+                    client,
+                    lambda report, board=board: self.call_from_thread(
+                        self.take_report, board, report
+                    ),
+                    exclude=self.held_ports,
+                )
+                self.run_watch(board)
+
+    def on_unmount(self) -> None:
+        for watch in self.watches.values():
+            watch.stop()
+
+    def held_ports(self) -> list[str]:
+        """The ports this table has open: a search for a lost device must not probe them."""
+        session = self.session
+        clients = {"popper": session.popper, "handheld": session.handheld}
+        ports = [port_of(c) for board, c in clients.items() if board not in session.missing]
+        return [port for port in ports if port is not None] + self.avoid_ports
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """F3 only where there is a handheld (hidden from the footer otherwise)."""
-        if action == "hidden_roll":
-            return self.session.handheld is not None
+        """Keys only where their device is (hidden from the footer otherwise)."""
+        if action in ("hidden_roll", "reveal_button"):
+            return self.session.handheld is not None and (
+                action == "hidden_roll" or "handheld" in self.hands
+            )
+        if action == "knock":
+            return "popper" in self.hands
         return True
 
     # --- showing ------------------------------------------------------------------------
@@ -151,58 +191,65 @@ class TableApp(App[None]):
         else:
             self.report(self.session.move(command.move))
 
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.session.referee.game))
+
     def action_dome(self) -> None:
-        self.report(self.session.press_dome())
+        """The simulated dome is pressed (its pop comes as an event); a real popper pops by
+        command, for a stuck dome."""
+        if "popper" in self.hands:
+            self.use_hands("popper", "press the dome", lambda hands: hands.press_dome())
+        else:
+            self.report(self.session.press_dome())
 
     def action_hidden_roll(self) -> None:
-        self.report(self.session.roll_hidden())
+        if "handheld" in self.hands:
+            self.use_hands("handheld", "ROLL", lambda hands: hands.click("roll"))
+        else:
+            self.report(self.session.roll_hidden())
 
-    def take_notice(self, notice: Notice) -> None:
-        self.report(self.session.take_notice(notice))
+    def action_reveal_button(self) -> None:
+        self.use_hands("handheld", "REVEAL", lambda hands: hands.click("reveal", long=True))
 
-    def popper_lost(self, error: str) -> None:
-        self.report(self.session.device_lost(f"popper lost: {error}"))
+    def action_knock(self) -> None:
+        self.use_hands("popper", "knock the table", lambda hands: hands.knock_table())
 
-    def take_handheld_notice(self, notice: Notice) -> None:
-        self.report(self.session.take_handheld_notice(notice))
+    def use_hands(self, board: str, what: str, act: Callable[[SimulatedHands], Any]) -> None:
+        hands = self.hands.get(board)
+        if hands is None:
+            return
+        self.query_one("#log", RichLog).write(f"({what} on the simulated {board})")
+        self.act_in_background(hands, act)
 
-    def handheld_failed(self, error: PopdiceError) -> None:
-        self.report(self.session.handheld_failed(error))
+    @work(thread=True, group="hands")
+    def act_in_background(
+        self, hands: SimulatedHands, act: Callable[[SimulatedHands], Any]
+    ) -> None:
+        try:
+            act(hands)
+        except PopdiceError as error:
+            self.call_from_thread(self.notify, str(error), severity="error")
 
-    def handheld_lost(self, error: str) -> None:
-        self.report(self.session.device_lost(f"handheld lost: {error}"))
+    def take_report(self, board: str, report: WatchReport) -> None:
+        """What a device's watch saw: an event for the game, or the device gone or back."""
+        if isinstance(report, Lost):
+            self.report(self.session.device_lost(board, report.reason))
+            self.notify(f"the {board} is gone: plug it back in", severity="warning")
+        elif isinstance(report, Back):
+            self.report(self.session.device_back(board, report.client))
+        elif board == "popper":
+            self.report(self.session.take_notice(report))
+        else:
+            self.report(self.session.take_handheld_notice(report))
 
-    @work(thread=True, exclusive=True, group="popper")
-    def watch_popper(self) -> None:
-        """Hand every popper event to the UI thread until the app ends or the port goes."""
-        popper = self.session.popper
-        assert popper is not None
-        worker = get_current_worker()
-        while not worker.is_cancelled:
+    @work(thread=True)
+    def run_watch(self, board: str) -> None:
+        """Follows ``board``'s events until the app ends; a reveal the handheld client cannot
+        check is reported as refused, and the watch goes on."""
+        watch = self.watches[board]
+        while not watch.stopped:
             try:
-                notice = popper.next_event(EVENT_POLL_S)
-            except DeviceDisconnected as error:
-                self.call_from_thread(self.popper_lost, str(error))
-                return
-            if notice is not None and not worker.is_cancelled:
-                self.call_from_thread(self.take_notice, notice)
-
-    @work(thread=True, exclusive=True, group="handheld")
-    def watch_handheld(self) -> None:
-        """Hand every handheld event to the UI thread until the app ends or the port goes; a
-        reveal the handheld client cannot check is reported as refused."""
-        handheld = self.session.handheld
-        assert handheld is not None
-        worker = get_current_worker()
-        while not worker.is_cancelled:
-            try:
-                notice = handheld.next_event(EVENT_POLL_S)
-            except DeviceDisconnected as error:
-                self.call_from_thread(self.handheld_lost, str(error))
-                return
+                watch.run()
             except PopdiceError as error:
-                if not worker.is_cancelled:
-                    self.call_from_thread(self.handheld_failed, error)
-                continue
-            if notice is not None and not worker.is_cancelled:
-                self.call_from_thread(self.take_handheld_notice, notice)
+                if not watch.stopped:
+                    self.call_from_thread(self.report, self.session.handheld_failed(error))

@@ -10,11 +10,24 @@ import argparse
 import json
 import sys
 from contextlib import ExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PopdiceError
 from .journal import Journal
 from .replay import TABLE_GAMES
+
+if TYPE_CHECKING:
+    from ..sim.hands import SimulatedHands
+
+TABLE_EPILOG = """\
+examples:
+  popdice table lowdown --players "Ann,Bob,Cy"    the popper and the handheld over USB
+  popdice table ringer --players "Ann,Bob" --sim  a simulated popper, keys press its dome
+  popdice table --resume                          go on with the last unfinished game
+
+keys at the table: F1 help (every command, with examples) · F2 press the dome ·
+F3 ROLL and F4 REVEAL on the handheld · F5 knock the table · Ctrl+Q quit
+"""
 
 HANDHELD_GAMES = ("lowdown",)
 """The games with secret dice: the table opens the handheld too."""
@@ -28,6 +41,8 @@ def add_parser(subparsers: Any) -> None:
         "simulated ones with --sim, or when none is plugged in, and says so; then runs the "
         "game full-screen. Every move is journaled as it happens; --resume picks up the "
         "last unfinished game.",
+        epilog=TABLE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("game", nargs="?", choices=TABLE_GAMES)
     p.add_argument("--players", help='comma-separated names in seat order: "Ann,Bob,Cy"')
@@ -90,11 +105,11 @@ def run_table(args: argparse.Namespace) -> int:
         if args.resume:
             last = journal.last_unfinished()
             game = None if last is None else last.game
-        popper, simulated = _open_device(stack, "popper", args.sim)
+        hands: dict[str, SimulatedHands] = {}
+        popper = _open_device(stack, "popper", args.sim, hands)
         handheld = None
         if game in HANDHELD_GAMES:
-            handheld, simulated_handheld = _open_device(stack, "handheld", args.sim)
-            simulated = simulated or simulated_handheld
+            handheld = _open_device(stack, "handheld", args.sim, hands)
         try:
             if args.resume:
                 session = TableSession.resume(journal, popper, handheld=handheld)
@@ -102,13 +117,15 @@ def run_table(args: argparse.Namespace) -> int:
                 session = TableSession.start(journal, args.game, players, popper, handheld)
         except Refused as refusal:
             raise PopdiceError(refusal.detail) from None
-        TableApp(session, simulated=simulated).run()
+        TableApp(session, simulated=bool(hands), hands=hands).run()
     return 0
 
 
-def _open_device(stack: ExitStack, board: str, simulated: bool) -> tuple[Any, bool]:
+def _open_device(
+    stack: ExitStack, board: str, simulated: bool, hands: dict[str, SimulatedHands]
+) -> Any:
     """The ``board`` (popper or handheld) over USB, or a simulated one (asked for, or when
-    none is plugged in, which it says)."""
+    none is plugged in, which it says); a simulated one's controls go into ``hands``."""
     from ..client import connect_when_ready
     from ..discovery import find_port
 
@@ -117,10 +134,12 @@ def _open_device(stack: ExitStack, board: str, simulated: bool) -> tuple[Any, bo
         if not simulated:
             print(f"no {board} plugged in: using a simulated one", file=sys.stderr)
         from ..sim import SimulatedPico
+        from ..sim.hands import SimulatedHands
 
-        port = stack.enter_context(SimulatedPico(board)).port
-        simulated = True
+        sim = stack.enter_context(SimulatedPico(board))
+        hands[board] = SimulatedHands(stack.enter_context(sim.control()))
+        port = sim.port
     client = stack.enter_context(connect_when_ready(port))
     if client.info.board != board:
         raise PopdiceError(f"{port} is a {client.info.board}, not a {board}")
-    return client, simulated
+    return client

@@ -7,6 +7,10 @@ reported; the referees change nothing when they refuse, and a refused one is jou
 and reveals likewise (by device session and roll id). When the referee needs a secret roll
 revealed (Lowdown, once the active player has chosen), the session asks the handheld for it
 at once. ``resume`` rebuilds a game from its journal.
+
+A device that goes away (unplugged, crashed) is ``missing`` until ``device_back`` hands in
+its new client: meanwhile what needs it is refused with ``device_missing``, and the game
+goes on with typed moves. A popper that comes back is put in the game's mode again.
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import DeviceError, PopdiceError
+from ..errors import DeviceDisconnected, DeviceError, PopdiceError
 from ..handheld import (
     BatteryEvent,
     CommitmentMismatch,
+    Commitments,
     MalformedRoll,
     Reveal,
     RevealEvent,
@@ -71,6 +76,8 @@ class TableSession:
         self.handheld = handheld
         self.seen_rolls = seen_rolls or set()
         self.log = log or []
+        self.missing: set[str] = set()
+        """The boards whose link went and that have not come back yet."""
 
     @classmethod
     def start(
@@ -115,6 +122,7 @@ class TableSession:
         )
         session._record_device("game resumed")
         session.prepare_popper()
+        session.share_commitment()
         session.ask_reveal()
         return session
 
@@ -122,9 +130,59 @@ class TableSession:
     def game_id(self) -> int:
         return self.record.id
 
+    def share_commitment(self) -> None:
+        """Tell a fresh handheld client the journaled commitment of the roll still hidden, so
+        that it can check the holder's REVEAL of a roll made before it connected."""
+        promised: dict[str, str] | None = getattr(self.referee, "commitment", None)
+        book = getattr(self.handheld, "commitments", None)
+        if promised is None or not isinstance(book, Commitments):
+            return
+        if promised["device_id"] == book.device_id and promised["roll_id"] not in book:
+            book.record(SecretRoll(promised["roll_id"], promised["commitment"]))
+
     def prepare_popper(self) -> None:
         if self.popper is not None:
             self.popper.set_mode(self.referee.game)
+
+    def _missing(self, board: str) -> Refused | None:
+        """Why ``board`` cannot be used now, if it cannot."""
+        if board in self.missing:
+            return Refused("device_missing", f"the {board} is unplugged: plug it back in")
+        if (self.popper if board == "popper" else self.handheld) is None:
+            return Refused(f"no_{board}", f"no {board} at this table")
+        return None
+
+    def device_lost(self, board: str, reason: str) -> Outcome:
+        """``board``'s link went: the table waits for it (``device_back``)."""
+        self.missing.add(board)
+        return self._record_device(f"the {board} is gone ({reason}): waiting for it to return")
+
+    def device_back(self, board: str, client: Any) -> Outcome:
+        """``board`` answered again, found by its id: use ``client`` from now on."""
+        self.missing.discard(board)
+        if board == "popper":
+            self.popper = client
+        else:
+            self.handheld = client
+        outcome = self._record_device(
+            f"the {board} is back (device {client.info.device_id}, session {client.info.session})"
+        )
+        if board == "popper":
+            try:
+                self.prepare_popper()
+            except PopdiceError as error:
+                return self.popper_failed(error)
+        else:
+            self.share_commitment()
+            self.ask_reveal()
+        return outcome
+
+    def popper_failed(self, error: PopdiceError) -> Outcome:
+        """A popper command failed: gone (unplugged), or refused, journaled as refused."""
+        if isinstance(error, DeviceDisconnected):
+            return self.device_lost("popper", str(error))
+        code = error.code if isinstance(error, DeviceError) else "popper_error"
+        return self._refuse({"source": "popper"}, Refused(code, f"popper: {error}"))
 
     # --- moves --------------------------------------------------------------------------
 
@@ -150,9 +208,16 @@ class TableSession:
 
     def reroll(self, seat: int) -> Outcome:
         """Ringer's Reroll power: the move, then the popper re-rolls its die."""
+        unusable = self._missing("popper")
+        if unusable is not None and unusable.code == "device_missing":
+            return self._refuse({"move": {"type": "reroll", "seat": seat}}, unusable)
         outcome = self.move({"type": "reroll", "seat": seat})
         if outcome.accepted and self.popper is not None:
-            rolled = self.take_pop(self.popper.reroll(RINGER_DIE), self.popper.info.session)
+            try:
+                pop = self.popper.reroll(RINGER_DIE)
+            except PopdiceError as error:
+                return self.popper_failed(error)
+            rolled = self.take_pop(pop, self.popper.info.session)
             if rolled is not None:
                 return rolled
         return outcome
@@ -160,10 +225,15 @@ class TableSession:
     # --- the popper ---------------------------------------------------------------------
 
     def press_dome(self) -> Outcome | None:
-        """Pop as if the dome were pressed (simulated devices, or a stuck dome)."""
-        if self.popper is None:
-            return self._refuse({"source": "table"}, Refused("no_popper", "no popper attached"))
-        return self.take_pop(self.popper.pop(), self.popper.info.session)
+        """Pop by command, as if the dome were pressed (a stuck dome, tests)."""
+        unusable = self._missing("popper")
+        if unusable is not None or self.popper is None:
+            return self._refuse({"source": "table"}, unusable or Refused("no_popper", "no popper"))
+        try:
+            pop = self.popper.pop()
+        except PopdiceError as error:
+            return self.popper_failed(error)
+        return self.take_pop(pop, self.popper.info.session)
 
     def take_pop(self, pop: Pop, device_session: str) -> Outcome | None:
         """The popper's dice as the game's roll, once per pop (None: this pop was taken)."""
@@ -194,15 +264,14 @@ class TableSession:
             return self.take_pop(pop, notice.session)
         return None
 
-    def device_lost(self, what: str) -> Outcome:
-        return self._record_device(what)
-
     # --- the handheld ---------------------------------------------------------------------
 
     def roll_hidden(self) -> Outcome | None:
         """Roll the handheld as if its ROLL were pressed (simulated devices, tests)."""
-        if self.handheld is None:
-            return self._refuse({"source": "table"}, Refused("no_handheld", "no handheld"))
+        unusable = self._missing("handheld")
+        if unusable is not None or self.handheld is None:
+            refusal = unusable or Refused("no_handheld", "no handheld")
+            return self._refuse({"source": "table"}, refusal)
         try:
             roll = self.handheld.roll()
         except PopdiceError as error:
@@ -253,7 +322,7 @@ class TableSession:
     def ask_reveal(self) -> Outcome | None:
         """If the game needs the hidden roll now, ask the handheld to reveal it."""
         roll_id = self.referee.wants_reveal()
-        if roll_id is None or self.handheld is None:
+        if roll_id is None or self.handheld is None or "handheld" in self.missing:
             return None
         try:
             reveal = self.handheld.reveal(roll_id)
@@ -279,6 +348,8 @@ class TableSession:
 
     def handheld_failed(self, error: PopdiceError) -> Outcome:
         """The handheld refused, or sent what does not check out: journaled as refused."""
+        if isinstance(error, DeviceDisconnected):
+            return self.device_lost("handheld", str(error))
         code = HANDHELD_CODES.get(type(error), "handheld_error")
         if isinstance(error, DeviceError):
             code = error.code
