@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from table_support import FakePopper, play_then_die
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
@@ -17,13 +16,6 @@ from popdice.table.journal import Journal
 from popdice.table.session import TableSession
 
 SIZE = (80, 24)
-
-
-@pytest.fixture()
-def journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Journal]:
-    monkeypatch.setenv("POPDICE_DATA_DIR", str(tmp_path))
-    with Journal() as opened:
-        yield opened
 
 
 async def wait_until(pilot: Pilot[None], ready: Callable[[], bool], timeout: float = 5) -> None:

@@ -5,12 +5,9 @@ by its id and put back in the game's mode."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
-import pytest
 from test_table_app import SIZE, command, wait_until
 
 from popdice.client import connect_when_ready
@@ -22,13 +19,6 @@ from popdice.table.journal import Journal
 from popdice.table.session import TableSession
 
 UI_TIMEOUT_S = 15.0
-
-
-@pytest.fixture()
-def journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Journal]:
-    monkeypatch.setenv("POPDICE_DATA_DIR", str(tmp_path))
-    with Journal() as opened:
-        yield opened
 
 
 def open_sims(stack: ExitStack, *boards: str) -> tuple[list[Any], dict[str, SimulatedHands]]:

@@ -9,12 +9,10 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-import pytest
 from terminal_run import TerminalRun
 from test_table_app import SIZE, command, shown, wait_until
 from test_table_app_sim import UI_TIMEOUT_S, open_sims
@@ -27,13 +25,6 @@ from popdice.table.lowdown_table import LowdownTable, grid_short, line_label
 from popdice.table.popalotsy_table import PopalotsyTable
 from popdice.table.ringer_table import RingerTable
 from popdice.table.session import TableSession
-
-
-@pytest.fixture()
-def journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Journal]:
-    monkeypatch.setenv("POPDICE_DATA_DIR", str(tmp_path))
-    with Journal() as opened:
-        yield opened
 
 
 def play_on_sims(

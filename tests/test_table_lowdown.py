@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,13 +52,6 @@ def game_popper(session: str = "0000abcd") -> FakePopper:
 
 def game_handheld(session: str = "0000d1ce") -> FakeHandheld:
     return FakeHandheld(zip(COLOURS, NUMBERS, strict=True), session=session)
-
-
-@pytest.fixture()
-def journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Journal]:
-    monkeypatch.setenv("POPDICE_DATA_DIR", str(tmp_path))
-    with Journal() as opened:
-        yield opened
 
 
 def start(

@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from table_support import FakePopper
 
 from popdice.table.journal import Journal, JournalError
 from popdice.table.referee import Refused
 from popdice.table.session import TableSession
-
-
-@pytest.fixture()
-def journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Journal]:
-    monkeypatch.setenv("POPDICE_DATA_DIR", str(tmp_path))
-    with Journal() as opened:
-        yield opened
 
 
 def card(color: str, number: int, by: int) -> dict[str, object]:
