@@ -73,6 +73,9 @@ def test_history_with_no_games(capsys: pytest.CaptureFixture[str]) -> None:
         (("table", "ringer", "--players", "Ann,ann"), "different name"),
         (("table",), "name the game"),
         (("table", "lowdown", "--players", "A,B,C,D,E"), "lowdown takes 2 to 4 players"),
+        (("table", "lowdown", "--players", "A,B", "--rule", "end_grids=0"), "less than 1"),
+        (("table", "lowdown", "--players", "A,B", "--rule", "nope=1"), "rule nope: unknown"),
+        (("table", "ringer", "--players", "A,B", "--rule", "end_grids=1"), "no rule settings"),
     ],
 )
 def test_table_refuses_bad_input_before_touching_a_device(
@@ -80,3 +83,10 @@ def test_table_refuses_bad_input_before_touching_a_device(
 ) -> None:
     with pytest.raises(PopdiceError, match=message):
         run(*argv)
+
+
+def test_table_rules_keep_only_what_they_change() -> None:
+    from popdice.table.cli import rule_settings
+
+    assert rule_settings("lowdown", ["end_grids=1", "forced_wild=true"]) == {"end_grids": 1}
+    assert rule_settings("ringer", []) == {}

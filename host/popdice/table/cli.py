@@ -23,6 +23,7 @@ TABLE_EPILOG = """\
 examples:
   popdice table lowdown --players "Ann,Bob,Cy"    the popper and the handheld over USB
   popdice table ringer --players "Ann,Bob" --sim  a simulated popper, keys press its dome
+  popdice table lowdown --players "Ann,Bob" --rule end_grids=1   a short game
   popdice table --resume                          go on with the last unfinished game
 
 keys at the table: F1 help (every command, with examples) · F2 press the dome ·
@@ -47,6 +48,13 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("game", nargs="?", choices=TABLE_GAMES)
     p.add_argument("--players", help='comma-separated names in seat order: "Ann,Bob,Cy"')
     p.add_argument("--sim", action="store_true", help="use simulated devices")
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="Lowdown: change a rule setting, e.g. end_grids=1 for a short game (repeatable)",
+    )
     p.add_argument("--resume", action="store_true", help="resume the last unfinished game")
     p.set_defaults(run=run_table)
 
@@ -65,6 +73,30 @@ def parse_players(text: str | None) -> list[str]:
     if len({name.lower() for name in names}) != len(names):
         raise PopdiceError("every player needs a different name")
     return names
+
+
+def rule_settings(game: str, rules: list[str]) -> dict[str, Any]:
+    """The ``--rule NAME=VALUE`` changes for ``game``, as the game record keeps them."""
+    if not rules:
+        return {}
+    if game != "lowdown":
+        raise PopdiceError(f"{game} has no rule settings at the table")
+    import dataclasses
+
+    from ..games.config import with_settings
+    from ..games.errors import ConfigError
+    from ..games.lowdown_rules import LowdownConfig
+
+    default = LowdownConfig()
+    try:
+        chosen = with_settings(default, rules)
+    except ConfigError as error:
+        raise PopdiceError(str(error)) from None
+    return {
+        field.name: getattr(chosen, field.name)
+        for field in dataclasses.fields(chosen)
+        if getattr(chosen, field.name) != getattr(default, field.name)
+    }
 
 
 def run_history(args: argparse.Namespace) -> int:
@@ -95,9 +127,11 @@ def run_table(args: argparse.Namespace) -> int:
     if not args.resume and args.game is None:
         raise PopdiceError("name the game (or --resume)")
     players = [] if args.resume else parse_players(args.players)
+    settings: dict[str, Any] = {}
     if not args.resume:
         try:
-            new_referee(args.game, players)  # bad players are refused before any device opens
+            settings = rule_settings(args.game, args.rule)
+            new_referee(args.game, players, settings)  # refused before any device opens
         except Refused as refusal:
             raise PopdiceError(refusal.detail) from None
     with ExitStack() as stack, Journal() as journal:
@@ -114,7 +148,9 @@ def run_table(args: argparse.Namespace) -> int:
             if args.resume:
                 session = TableSession.resume(journal, popper, handheld=handheld)
             else:
-                session = TableSession.start(journal, args.game, players, popper, handheld)
+                session = TableSession.start(
+                    journal, args.game, players, popper, handheld, settings
+                )
         except Refused as refusal:
             raise PopdiceError(refusal.detail) from None
         TableApp(session, simulated=bool(hands), hands=hands).run()
