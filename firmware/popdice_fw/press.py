@@ -25,8 +25,14 @@ from a knock moves every sample a little) to well below gravity, deep enough, at
 the background, and mostly along up; a fall over three samples must be deeper and cleaner,
 one over four is no press. A press on a ringing table is told from the ringing by its
 depth against the background and by how little of it is sideways (a knock rocks the unit).
-After a press the dome's release snaps too: until a weaker blow (the release) has been seen,
-or for at most ``_GUARD_SAMPLES``, a press must reach 7/16 of the last one's depth.
+A press drives the unit along one direction, so its fall keeps its direction; a knock's table
+modes ring at their own frequencies in their own directions, so the direction of its fall
+turns, even when their sideways parts happen to cancel. The flat start is judged against the
+background from before the run-up (``_LEAD_DELAY``): a fresh knock's first lobe up raises the
+background as it comes, a table ringing for a while raised it long before.
+After a press the dome's release snaps too (at most 30 % of the press, at most 1.5 s on): until
+a weaker blow (the release) has been seen, or for at most ``_GUARD_SAMPLES``, a press must
+reach 6/16 of the last one's depth.
 
 Integer arithmetic only, and nothing allocated per sample: every value stays a small int on
 a Pico (under 2**30; the largest, a sum of squares times a divisor, under 2**30 by the clamps
@@ -54,6 +60,9 @@ _FLAT_DIVISOR = const(16)  # ...from a flat start: the sample before moved under
 _LEAD_BACKGROUND_X8 = const(5)  # ...besides 5/8 of the background (the ringing moves it too)
 _BELOW_X8 = const(6)  # ...and to at least 6/8 of it below gravity (not the far side of a swing)
 _SIDEWAYS_DIVISOR = const(8)  # sideways energy at most 1/8 of the energy along up
+_TURN_DIVISOR = const(80)  # energy off the fall's one direction at most 1/80 (a knock's turns)
+_LEAD_DELAY = const(4)  # the lead is judged against the background of 4 samples before (a
+# knock's first lobe up is no background)
 _QUICK_FALL = const(2)  # a fall over at most 2 samples is a quick one; over 3...
 _SLOW_FALL = const(3)  # ...it must be at least _SLOW_DEPTH_MG deep, with sideways energy
 _SLOW_DEPTH_MG = const(300)  # at most 1/_SLOW_SIDEWAYS_DIVISOR; over 4 it is no press
@@ -62,8 +71,8 @@ _STEP_DIVISOR = const(4)  # a step counts in the fall if it is over 1/4 of the d
 _WINDOW = const(4)  # the dip bottoms out within 4 samples of the trigger...
 _BOTTOM_DIVISOR = const(8)  # ...or falls by under 1/8 of its depth in the last one
 _REFRACTORY_SAMPLES = const(30)  # 75 ms after a press nothing counts
-_GUARD_SAMPLES = const(600)  # for up to 1.5 s a press needs 7/16 of the last one's depth
-_GUARD_X16 = const(7)
+_GUARD_SAMPLES = const(620)  # for up to 1.55 s (the longest hold, a 2 % slow clock) a press
+_GUARD_X16 = const(6)  # needs 6/16 of the last one's depth (its release is at most 30 %)
 _RELEASE_FALL_MG = const(80)  # meanwhile a fall this deep is looked at: it may be the release
 _ENERGY_SHIFT = const(3)  # energies in 8 mg units: every product stays a small int
 _CLIP_MG = const(16000)  # motion terms are clamped to this before they are squared
@@ -89,6 +98,7 @@ class PressDetector:
         self.releases = 0
         self.last_depth_mg = 0
         self._fresh = True
+        self._old_background = 0
         self._gx = 0
         self._gy = 0
         self._gz = 0
@@ -112,6 +122,7 @@ class PressDetector:
         self._fall1 = 0
         self._fall2 = 0
         self._background = 0
+        self._backgrounds = [0] * _LEAD_DELAY  # the background of the last samples, a ring
         self._count = 0
         # the candidate: where it started, its bottom, its energies
         self._base = 0
@@ -123,8 +134,14 @@ class PressDetector:
         self._first_step = 0
         self._lead = 0
         self._floor = 0
+        self._lead_floor = 0
         self._along_energy = 0
         self._sideways_energy = 0
+        # the candidate's samples (8 mg units): along up since its start, and sideways
+        self._ups = [0] * (_WINDOW + 1)
+        self._side_x = [0] * (_WINDOW + 1)
+        self._side_y = [0] * (_WINDOW + 1)
+        self._side_z = [0] * (_WINDOW + 1)
         self._guard = 0
         self._guard_left = 0
 
@@ -178,6 +195,9 @@ class PressDetector:
         fall = along - self._a2
         # The background holds falls up to three samples back: not the one starting now.
         background = self._background
+        slot = self.samples % _LEAD_DELAY
+        self._old_background = self._backgrounds[slot]
+        self._backgrounds[slot] = background
         self._background = max(abs(self._fall2), background - (background >> _BACKGROUND_SHIFT))
         if self._guard_left:
             self._guard_left -= 1
@@ -201,8 +221,8 @@ class PressDetector:
     def _step(self, ex, ey, ez, along, fall, background, moving):
         state = self.state
         if state == CANDIDATE:
-            self._add_energy(ex, ey, ez, along)
             self._count += 1
+            self._add_energy(ex, ey, ez, along)
             if along >= self._bottom:
                 return self._decide(True)
             # Still falling: at the bottom once the last step is small against the depth (that
@@ -235,7 +255,6 @@ class PressDetector:
         if -fall >= trigger and -fall * 4 >= background * _ABOVE_BACKGROUND_X4:
             self.state = CANDIDATE
             self._lead = abs(self._a2 - self._a3)
-            self._count = 1
             self._base = self._a2
             self._base_x = self._x2
             self._base_y = self._y2
@@ -244,9 +263,12 @@ class PressDetector:
             self._bottom_at = 1
             self._first_step = abs(self._a1 - self._a2)
             self._floor = background
+            self._lead_floor = min(background, self._old_background)
             self._along_energy = 0
             self._sideways_energy = 0
+            self._count = 0
             self._add_energy(self._x1, self._y1, self._z1, self._a1)
+            self._count = 1
             self._add_energy(ex, ey, ez, along)
         return False
 
@@ -265,6 +287,33 @@ class PressDetector:
         up >>= _ENERGY_SHIFT
         self._along_energy += up * up
         self._sideways_energy += sx * sx + sy * sy + sz * sz
+        at = self._count
+        self._ups[at] = up
+        self._side_x[at] = sx
+        self._side_y[at] = sy
+        self._side_z[at] = sz
+
+    def _turn(self):
+        """How far the fall strays from one direction, its direction at its deepest: the energy
+        of the sideways motion up to there that does not follow the motion along up."""
+        at = 0
+        for i in range(1, self._count + 1):
+            if self._ups[i] < self._ups[at]:
+                at = i
+        up = self._ups[at]
+        if up >= 0:
+            return self._along_energy
+        bx = self._side_x[at]
+        by = self._side_y[at]
+        bz = self._side_z[at]
+        turn = 0
+        for i in range(at):
+            u = self._ups[i]
+            rx = self._side_x[i] - u * bx // up
+            ry = self._side_y[i] - u * by // up
+            rz = self._side_z[i] - u * bz // up
+            turn += rx * rx + ry * ry + rz * rz
+        return turn
 
     def _decide(self, bottomed):
         depth = self._base - self._bottom
@@ -280,7 +329,7 @@ class PressDetector:
             least = _SLOW_DEPTH_MG
         # How far the sample before the start moved, beyond what the background explains: an
         # upswing into the fall (a knock's first lobe) is no flat start, a table's ringing is.
-        lead = self._lead - (self._floor * _LEAD_BACKGROUND_X8 >> 3)
+        lead = self._lead - (self._lead_floor * _LEAD_BACKGROUND_X8 >> 3)
         is_press = (
             bottomed
             and fall <= _SLOW_FALL
@@ -289,6 +338,7 @@ class PressDetector:
             and -self._bottom * 8 >= depth * _BELOW_X8
             and depth * 4 >= self._floor * _CLEAR_X4
             and self._sideways_energy * sideways_divisor <= self._along_energy
+            and self._turn() * _TURN_DIVISOR <= self._along_energy
         )
         self.state = ARMED
         self._count = 0

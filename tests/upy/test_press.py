@@ -220,3 +220,52 @@ def test_update_allocates_nothing():
     finally:
         micropython.heap_unlock()
     assert pressed >= 1
+
+
+def test_a_fall_that_turns_is_no_press():
+    # Two table modes rocking the unit in opposite directions: the sideways energy is small
+    # (they partly cancel), but the direction of the fall turns from one sample to the next,
+    # where a press's does not (the dome drives the unit along one direction).
+    detector, _ = settled()
+    turning = [(0, 0, 1000), (200, 0, 700), (0, 0, 0), (-200, 0, 200), (-60, 0, 700)]
+    turning += rest(100)
+    assert feed(detector, turning) == []
+    assert detector.rejected >= 1
+    # The same fall, tilted but along one direction throughout, is a press.
+    detector, _ = settled()
+    steady = [(0, 0, 1000), (-30, 0, 700), (-100, 0, 0), (-80, 0, 200), (-30, 0, 700)]
+    assert len(feed(detector, steady + rest(100))) == 1
+
+
+def test_a_fall_off_a_fresh_upswing_is_no_press():
+    # A strong knock whose first lobe is up (a trace of the physical model's): the fall after
+    # it is sharp and mostly along up, but it starts off an upswing from rest. That upswing
+    # raised the background as it came; against the background from before it, the start is
+    # not flat (a table that had been ringing for a while would have raised it long before).
+    detector, _ = settled()
+    knock_start = [
+        (0, 0, 1040),
+        (68, 48, 1388),
+        (180, 152, 2124),
+        (272, 260, 2776),
+        (212, 308, 2744),
+        (12, 224, 1800),
+        (-256, 44, 300),
+        (-420, -188, -1024),
+        (-368, -372, -1476),
+        (-116, -420, -816),
+        (216, -316, 648),
+        (440, -76, 2196),
+    ]
+    assert feed(detector, knock_start + rest(100)) == []
+
+
+def test_a_weaker_press_in_a_burst_counts_once_the_release_is_seen_or_not():
+    # 40 % of the last press, before its release: over the guard (6/16), so a press.
+    detector, _ = settled()
+    hits = feed(detector, blow(2000) + rest(100) + blow(800) + rest(100))
+    assert len(hits) == 2, hits
+    # The guard outlasts the longest hold (1.5 s, a slow clock): a release then is no press.
+    detector, _ = settled()
+    hits = feed(detector, blow(2000) + rest(605) + blow(500) + rest(100))
+    assert len(hits) == 1 and detector.releases == 1, hits
