@@ -18,10 +18,11 @@ examples:
   popdice sim popper                   run a simulated popper (prints its serial port)
   popdice status --kind popper         health of the first popper found
   popdice flash --port /dev/ttyACM0 --board popper
-  popdice demo                         handshakes, a round trip, events, bad input
+  popdice demo                         the link end to end, then Lowdown at the table
   popdice fairness --rolls 100000      chi-squared test of every die of the popper
   popdice detect trace.csv --labels trace.labels.json
-  popdice table ringer --players "Ann,Bob,Cy" --sim
+  popdice table lowdown --players "Ann,Bob,Cy" --sim   F1 at the table shows every key
+  popdice table --resume               go on with the last unfinished game
   popdice history                      past games, players, winners and scores
   popdice check ringer play.json       was that card legal? (JSON in, JSON out)
   popdice score lowdown boards.json --suggest
@@ -123,8 +124,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="popdice",
-        description="PopDice on the laptop: find the popper and the handheld, run "
-        "simulated ones, flash firmware.",
+        description="PopDice on the laptop: play at the table with the popper and the "
+        "handheld, check and score the rules, find and flash the devices, run simulated ones.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
