@@ -244,12 +244,18 @@ class TableApp(App[None]):
 
     @work(thread=True)
     def run_watch(self, board: str) -> None:
-        """Follows ``board``'s events until the app ends; a reveal the handheld client cannot
-        check is reported as refused, and the watch goes on."""
+        """Follows ``board``'s events until the app ends; what the client finds wrong in an
+        event (a reveal it cannot check) is reported as refused, and the watch goes on."""
         watch = self.watches[board]
         while not watch.stopped:
             try:
                 watch.run()
             except PopdiceError as error:
                 if not watch.stopped:
-                    self.call_from_thread(self.report, self.session.handheld_failed(error))
+                    self.call_from_thread(self.device_failed, board, error)
+
+    def device_failed(self, board: str, error: PopdiceError) -> None:
+        """A device sent what does not check out (a reveal against its commitment, say)."""
+        session = self.session
+        failed = session.popper_failed if board == "popper" else session.handheld_failed
+        self.report(failed(error))
