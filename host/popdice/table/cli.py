@@ -154,6 +154,9 @@ def run_table(args: argparse.Namespace) -> int:
         except Refused as refusal:
             raise PopdiceError(refusal.detail) from None
         TableApp(session, simulated=bool(hands), hands=hands).run()
+        for client in (session.popper, session.handheld):  # clients of devices found again
+            if client is not None and client not in (popper, handheld):
+                client.close()
     return 0
 
 
