@@ -269,3 +269,14 @@ def test_a_weaker_press_in_a_burst_counts_once_the_release_is_seen_or_not():
     detector, _ = settled()
     hits = feed(detector, blow(2000) + rest(605) + blow(500) + rest(100))
     assert len(hits) == 1 and detector.releases == 1, hits
+
+
+def test_a_weak_release_ends_the_guard_so_a_weak_press_after_it_counts():
+    # A 2 g press, its release of 3 % (60 mg), then a press of 30 % (under the guard's 6/16):
+    # it counts because the release was seen; without the release it would be taken for it.
+    detector, _ = settled()
+    hits = feed(detector, blow(2000) + rest(120) + blow(60) + rest(120) + blow(600) + rest(100))
+    assert len(hits) == 2 and detector.releases == 1, hits
+    detector, _ = settled()
+    hits = feed(detector, blow(2000) + rest(240) + blow(600) + rest(100))
+    assert len(hits) == 1 and detector.releases == 1, hits
