@@ -27,9 +27,16 @@ one over four is no press. A press on a ringing table is told from the ringing b
 depth against the background and by how little of it is sideways (a knock rocks the unit).
 A press drives the unit along one direction, so its fall keeps its direction; a knock's table
 modes ring at their own frequencies in their own directions, so the direction of its fall
-turns, even when their sideways parts happen to cancel. The flat start is judged against the
-background from before the run-up (``_LEAD_DELAY``): a fresh knock's first lobe up raises the
-background as it comes, a table ringing for a while raised it long before.
+turns, even when their sideways parts happen to cancel. On a table that rings (the
+background at least ``_RINGING_MG``) a fall is measured against the ringing's own
+continuation, not a flat start: the ringing along up is fitted, over the last 16 samples
+(running sums, least squares), as a damped swing x[n] = c1 x[n-1] + c2 x[n-2]; if the fit is
+a swing and explains 15/16 of it, it is carried on from the two samples before the fall,
+along up and on each axis with the same coefficients, and the energies, the turn and how far
+below it went are measured from that (a swing up no longer hides a press, nor a swing's
+sideways part spoils it). The flat start is judged against the background from before the
+run-up (``_LEAD_DELAY``): a fresh knock's first lobe up raises the background as it comes, a
+table ringing for a while raised it long before.
 After a press the dome's release snaps too (at most 30 % of the press, at most 1.5 s on): until
 a weaker blow (the release) has been seen, or for at most ``_GUARD_SAMPLES``, a press must
 reach 6/16 of the last one's depth.
@@ -77,6 +84,12 @@ _RELEASE_FALL_MG = const(48)  # meanwhile a fall this deep is looked at: it may 
 _ENERGY_SHIFT = const(3)  # energies in 8 mg units: every product stays a small int
 _CLIP_MG = const(16000)  # motion terms are clamped to this before they are squared
 _SAMPLES_MASK = const(0x3FFFFFFF)
+_RINGING_MG = const(64)  # a background this large is a table ringing: predict it (AR(2))...
+_FIT_DIVISOR = const(16)  # ...if the fit leaves at most 1/16 of its energy unexplained
+_RING_SHIFT = const(4)  # the ringing's fit follows the last 16 samples (40 ms)
+_RING_CLIP_MG = const(2047)  # samples in the fit are clamped to this (products stay small)
+_RING_BITS = const(10)  # at the solve the fit's sums are scaled under 2**10...
+_RING_ONE = const(256)  # ...and the coefficients come out in 1/256
 
 # --- states
 SETTLING = const(0)
@@ -113,6 +126,25 @@ class PressDetector:
         self._a1 = 0
         self._a2 = 0
         self._a3 = 0
+        self._a4 = 0
+        self._x3 = 0
+        self._y3 = 0
+        self._z3 = 0
+        # the ringing's fit: running sums of products of along up at lags 0, 1, 2 (16 times
+        # their mean), up to two samples back
+        self._r00 = 0
+        self._r11 = 0
+        self._r22 = 0
+        self._r12 = 0
+        self._r01 = 0
+        self._r02 = 0
+        self._ringing = False
+        self._low = 0
+        # the ringing predicted through the candidate: along up and each axis
+        self._pa = [0] * (_WINDOW + 1)
+        self._px = [0] * (_WINDOW + 1)
+        self._py = [0] * (_WINDOW + 1)
+        self._pz = [0] * (_WINDOW + 1)
         self._x1 = 0
         self._x2 = 0
         self._y1 = 0
@@ -204,14 +236,30 @@ class PressDetector:
             if not self._guard_left:
                 self._guard = 0
 
+        if self.state != CANDIDATE:
+            # The ringing's fit takes the sample two back and the two before it: the fall a
+            # candidate starts with stays out of it.
+            x0 = min(max(self._a2, -_RING_CLIP_MG), _RING_CLIP_MG)
+            x1 = min(max(self._a3, -_RING_CLIP_MG), _RING_CLIP_MG)
+            x2 = min(max(self._a4, -_RING_CLIP_MG), _RING_CLIP_MG)
+            self._r00 += x0 * x0 - (self._r00 >> _RING_SHIFT)
+            self._r11 += x1 * x1 - (self._r11 >> _RING_SHIFT)
+            self._r22 += x2 * x2 - (self._r22 >> _RING_SHIFT)
+            self._r12 += x1 * x2 - (self._r12 >> _RING_SHIFT)
+            self._r01 += x0 * x1 - (self._r01 >> _RING_SHIFT)
+            self._r02 += x0 * x2 - (self._r02 >> _RING_SHIFT)
         pressed = self._step(ex, ey, ez, along, fall, background, moving)
+        self._a4 = self._a3
         self._a3 = self._a2
         self._a2 = self._a1
         self._a1 = along
+        self._x3 = self._x2
         self._x2 = self._x1
         self._x1 = ex
+        self._y3 = self._y2
         self._y2 = self._y1
         self._y1 = ey
+        self._z3 = self._z2
         self._z2 = self._z1
         self._z1 = ez
         self._fall2 = self._fall1
@@ -266,28 +314,84 @@ class PressDetector:
             self._lead_floor = min(background, self._old_background)
             self._along_energy = 0
             self._sideways_energy = 0
+            self._ringing = background >= _RINGING_MG and self._predict()
+            self._low = 0
             self._count = 0
             self._add_energy(self._x1, self._y1, self._z1, self._a1)
             self._count = 1
             self._add_energy(ex, ey, ez, along)
         return False
 
+    def _predict(self):
+        """Fits x[n] = c1 x[n-1] + c2 x[n-2] to the ringing along up (least squares over the
+        running sums) and carries it, along up and on each axis, from the two samples before
+        the fall through the candidate. False if the sums leave no fit, or one that is no
+        damped swing or explains under 15/16 of the ringing."""
+        r00 = self._r00
+        r11 = self._r11
+        r22 = self._r22
+        r12 = self._r12
+        r01 = self._r01
+        r02 = self._r02
+        while r11 >= 1 << _RING_BITS or r22 >= 1 << _RING_BITS or r00 >= 1 << _RING_BITS:
+            r00 >>= 1
+            r11 >>= 1
+            r22 >>= 1
+            r12 >>= 1
+            r01 >>= 1
+            r02 >>= 1
+        det = r11 * r22 - r12 * r12
+        if det <= 0:
+            return False
+        c1 = (r01 * r22 - r02 * r12) * _RING_ONE // det
+        c2 = (r02 * r11 - r01 * r12) * _RING_ONE // det
+        c1 = min(max(c1, -2 * _RING_ONE), 2 * _RING_ONE)
+        c2 = min(max(c2, -_RING_ONE), _RING_ONE)
+        # A ringing is a damped swing (the fit's roots complex), not a drift, and fits well.
+        if c1 * c1 >= -4 * _RING_ONE * c2:
+            return False
+        if (r00 - (c1 * r01 + c2 * r02) // _RING_ONE) * _FIT_DIVISOR > r00:
+            return False
+        self._carry(self._pa, c1, c2, self._a2, self._a3)
+        self._carry(self._px, c1, c2, self._x2, self._x3)
+        self._carry(self._py, c1, c2, self._y2, self._y3)
+        self._carry(self._pz, c1, c2, self._z2, self._z3)
+        return True
+
+    def _carry(self, out, c1, c2, a, b):
+        for i in range(_WINDOW + 1):
+            c = min(max((c1 * a + c2 * b) // _RING_ONE, -_CLIP_MG), _CLIP_MG)
+            out[i] = c
+            b = a
+            a = c
+
     def _add_energy(self, ex, ey, ez, along):
-        """Adds one sample's motion since the candidate's start, along up and sideways."""
-        up = min(max(along - self._base, -_CLIP_MG), _CLIP_MG)
+        """Adds one sample's motion since the candidate's start, along up and sideways; on a
+        ringing table, beyond what the ringing alone would have done."""
+        at = self._count
+        if self._ringing:
+            up = min(max(along - self._pa[at], -_CLIP_MG), _CLIP_MG)
+            self._low = min(self._low, up)
+            bx = self._px[at]
+            by = self._py[at]
+            bz = self._pz[at]
+        else:
+            up = min(max(along - self._base, -_CLIP_MG), _CLIP_MG)
+            bx = self._base_x
+            by = self._base_y
+            bz = self._base_z
         gx = self._gx >> _GRAVITY_SHIFT
         gy = self._gy >> _GRAVITY_SHIFT
         gz = self._gz >> _GRAVITY_SHIFT
-        sx = min(max(ex - self._base_x - up * gx // _ONE_G_MG, -_CLIP_MG), _CLIP_MG)
-        sy = min(max(ey - self._base_y - up * gy // _ONE_G_MG, -_CLIP_MG), _CLIP_MG)
-        sz = min(max(ez - self._base_z - up * gz // _ONE_G_MG, -_CLIP_MG), _CLIP_MG)
+        sx = min(max(ex - bx - up * gx // _ONE_G_MG, -_CLIP_MG), _CLIP_MG)
+        sy = min(max(ey - by - up * gy // _ONE_G_MG, -_CLIP_MG), _CLIP_MG)
+        sz = min(max(ez - bz - up * gz // _ONE_G_MG, -_CLIP_MG), _CLIP_MG)
         sx >>= _ENERGY_SHIFT
         sy >>= _ENERGY_SHIFT
         sz >>= _ENERGY_SHIFT
         up >>= _ENERGY_SHIFT
         self._along_energy += up * up
         self._sideways_energy += sx * sx + sy * sy + sz * sz
-        at = self._count
         self._ups[at] = up
         self._side_x[at] = sx
         self._side_y[at] = sy
@@ -330,12 +434,15 @@ class PressDetector:
         # How far the sample before the start moved, beyond what the background explains: an
         # upswing into the fall (a knock's first lobe) is no flat start, a table's ringing is.
         lead = self._lead - (self._lead_floor * _LEAD_BACKGROUND_X8 >> 3)
+        # Below gravity, or on a ringing table below where the ringing alone would be: not the
+        # far side of a swing.
+        below = -self._low if self._ringing else -self._bottom
         is_press = (
             bottomed
             and fall <= _SLOW_FALL
             and depth >= least
             and lead * _FLAT_DIVISOR <= depth
-            and -self._bottom * 8 >= depth * _BELOW_X8
+            and below * 8 >= depth * _BELOW_X8
             and depth * 4 >= self._floor * _CLEAR_X4
             and self._sideways_energy * sideways_divisor <= self._along_energy
             and self._turn() * _TURN_DIVISOR <= self._along_energy
