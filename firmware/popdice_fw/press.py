@@ -34,9 +34,16 @@ continuation, not a flat start: the ringing along up is fitted, over the last 16
 a swing and explains 15/16 of it, it is carried on from the two samples before the fall,
 along up and on each axis with the same coefficients, and the energies, the turn and how far
 below it went are measured from that (a swing up no longer hides a press, nor a swing's
-sideways part spoils it). The flat start is judged against the background from before the
-run-up (``_LEAD_DELAY``): a fresh knock's first lobe up raises the background as it comes, a
-table ringing for a while raised it long before.
+sideways part spoils it). While the table rings the fit is also solved every
+``_SOLVE_SAMPLES`` and kept, with its residual (RMS, at least 1/8 of the background): a fall
+two samples below its prediction, five times that residual, starts a candidate too (a weak
+press in a swing whose own falls are larger than half the press); such a candidate is measured
+from the prediction (its depth how far below it went, 8 residuals, 16 over three samples) and
+must keep its direction five times better. If a raw fall comes while it lasts, the candidate
+starts again from there, so every candidate the raw trigger starts is judged as before. The
+flat start is judged against the background from before the run-up (``_LEAD_DELAY``): a fresh
+knock's first lobe up raises the background as it comes, a table ringing for a while raised it
+long before.
 After a press the dome's release snaps too (at most 30 % of the press, at most 1.5 s on): until
 a weaker blow (the release) has been seen, or for at most ``_GUARD_SAMPLES``, a press must
 reach 6/16 of the last one's depth.
@@ -90,6 +97,13 @@ _RING_SHIFT = const(4)  # the ringing's fit follows the last 16 samples (40 ms)
 _RING_CLIP_MG = const(2047)  # samples in the fit are clamped to this (products stay small)
 _RING_BITS = const(10)  # at the solve the fit's sums are scaled under 2**10...
 _RING_ONE = const(256)  # ...and the coefficients come out in 1/256
+_SOLVE_SAMPLES = const(8)  # while the table rings the fit is solved every 8 samples...
+_FIT_FALL_X4 = const(20)  # ...and a fall 5 times the fit's residual (RMS) below its
+# two-step prediction starts a candidate too (in quarters of the residual)
+_FIT_CLEAR_X4 = const(32)  # such a candidate must end 8 residuals below the prediction...
+_FIT_SLOW_CLEAR_X4 = const(64)  # ...16 if it fell over three samples...
+_FIT_TURN_DIVISOR = const(400)  # ...and turn at most 1/400 of its energy
+_FIT_FLOOR_SHIFT = const(3)  # the residual counts as at least 1/8 of the background
 
 # --- states
 SETTLING = const(0)
@@ -140,6 +154,13 @@ class PressDetector:
         self._r02 = 0
         self._ringing = False
         self._low = 0
+        # the fit kept while the table rings: coefficients (1/256), residual RMS (mg)
+        self._c1 = 0
+        self._c2 = 0
+        self._fit = False
+        self._residual = 0
+        self._solve_in = 0
+        self._by_fit = False  # the candidate was started by a fall below the fit
         # the ringing predicted through the candidate: along up and each axis
         self._pa = [0] * (_WINDOW + 1)
         self._px = [0] * (_WINDOW + 1)
@@ -200,11 +221,13 @@ class PressDetector:
             self._gx += min(max(ex, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG) << _CATCH_UP_SHIFT
             self._gy += min(max(ey, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG) << _CATCH_UP_SHIFT
             self._gz += min(max(ez, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG) << _CATCH_UP_SHIFT
-        elif self.state == ARMED:
+        elif self.state == ARMED or self._by_fit:
+            # (A candidate started below the fit is kept like the armed state it came from:
+            # a raw fall may still start one of its own.)
             self._gx += min(max(ex, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG)
             self._gy += min(max(ey, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG)
             self._gz += min(max(ez, -_GRAVITY_PULL_MG), _GRAVITY_PULL_MG)
-        if self.state < CANDIDATE:
+        if self.state < CANDIDATE or self._by_fit:
             # A press and its ringing are left out of gravity and of stillness.
             # Stillness: two low-pass poles over the capped motion, scaled by 16.
             cx = min(max(ex, -_STILL_CAP_MG), _STILL_CAP_MG) << 4
@@ -236,7 +259,7 @@ class PressDetector:
             if not self._guard_left:
                 self._guard = 0
 
-        if self.state != CANDIDATE:
+        if self.state != CANDIDATE or self._by_fit:
             # The ringing's fit takes the sample two back and the two before it: the fall a
             # candidate starts with stays out of it.
             x0 = min(max(self._a2, -_RING_CLIP_MG), _RING_CLIP_MG)
@@ -268,6 +291,9 @@ class PressDetector:
 
     def _step(self, ex, ey, ez, along, fall, background, moving):
         state = self.state
+        if state == CANDIDATE and self._by_fit and self._falls(fall, background):
+            # A fall that starts a candidate of its own: judged from there, as on a quiet table.
+            return self._start(ex, ey, ez, along, background, False)
         if state == CANDIDATE:
             self._count += 1
             self._add_energy(ex, ey, ez, along)
@@ -300,39 +326,89 @@ class PressDetector:
                 self.state = ARMED
             return False
         trigger = _RELEASE_FALL_MG if self._guard else _FALL_MG
-        if -fall >= trigger and -fall * 4 >= background * _ABOVE_BACKGROUND_X4:
-            self.state = CANDIDATE
-            self._lead = abs(self._a2 - self._a3)
-            self._base = self._a2
-            self._base_x = self._x2
-            self._base_y = self._y2
-            self._base_z = self._z2
-            self._bottom = along
-            self._bottom_at = 1
-            self._first_step = abs(self._a1 - self._a2)
-            self._floor = background
-            self._lead_floor = min(background, self._old_background)
-            self._along_energy = 0
-            self._sideways_energy = 0
-            self._ringing = background >= _RINGING_MG and self._predict()
-            self._low = 0
-            self._count = 0
-            self._add_energy(self._x1, self._y1, self._z1, self._a1)
-            self._count = 1
-            self._add_energy(ex, ey, ez, along)
+        if background >= _RINGING_MG:
+            self._solve_in -= 1
+            if self._solve_in <= 0:
+                self._solve_in = _SOLVE_SAMPLES
+                self._fit = self._solve()
+        else:
+            self._fit = False
+            self._solve_in = 0
+        if self._falls(fall, background):
+            return self._start(ex, ey, ez, along, background, False)
+        if self._fit:
+            # The swing carried on two samples from the two before the fall, as _predict does.
+            c1 = self._c1
+            c2 = self._c2
+            p1 = (c1 * self._a2 + c2 * self._a3) // _RING_ONE
+            drop = (c1 * p1 + c2 * self._a2) // _RING_ONE - along
+            if (
+                drop < trigger
+                or drop * 4 < max(self._residual, background >> _FIT_FLOOR_SHIFT) * _FIT_FALL_X4
+            ):
+                return False
+            return self._start(ex, ey, ez, along, background, True)
+        return False
+
+    def _falls(self, fall, background):
+        trigger = _RELEASE_FALL_MG if self._guard else _FALL_MG
+        return -fall >= trigger and -fall * 4 >= background * _ABOVE_BACKGROUND_X4
+
+    def _start(self, ex, ey, ez, along, background, by_fit):
+        self.state = CANDIDATE
+        self._lead = abs(self._a2 - self._a3)
+        self._base = self._a2
+        self._base_x = self._x2
+        self._base_y = self._y2
+        self._base_z = self._z2
+        self._bottom = along
+        self._bottom_at = 1
+        self._first_step = abs(self._a1 - self._a2)
+        self._floor = background
+        self._lead_floor = min(background, self._old_background)
+        self._along_energy = 0
+        self._sideways_energy = 0
+        self._ringing = background >= _RINGING_MG and self._predict()
+        self._by_fit = by_fit
+        if by_fit and not self._ringing:
+            self.state = ARMED
+            self._by_fit = False
+            return False
+        if by_fit:
+            # The fall is measured from the prediction: its first step is how far the sample
+            # before already left it.
+            self._first_step = abs(self._a1 - self._pa[0])
+        self._low = 0
+        self._count = 0
+        self._add_energy(self._x1, self._y1, self._z1, self._a1)
+        self._count = 1
+        self._add_energy(ex, ey, ez, along)
         return False
 
     def _predict(self):
+        """Carries the fit (solved now), along up and on each axis, from the two samples
+        before the fall through the candidate. False if there is no fit."""
+        if not self._solve():
+            return False
+        c1 = self._c1
+        c2 = self._c2
+        self._carry(self._pa, c1, c2, self._a2, self._a3)
+        self._carry(self._px, c1, c2, self._x2, self._x3)
+        self._carry(self._py, c1, c2, self._y2, self._y3)
+        self._carry(self._pz, c1, c2, self._z2, self._z3)
+        return True
+
+    def _solve(self):
         """Fits x[n] = c1 x[n-1] + c2 x[n-2] to the ringing along up (least squares over the
-        running sums) and carries it, along up and on each axis, from the two samples before
-        the fall through the candidate. False if the sums leave no fit, or one that is no
-        damped swing or explains under 15/16 of the ringing."""
+        running sums): keeps c1, c2 and the residual's RMS (mg). False if the sums leave no
+        fit, or one that is no damped swing or explains under 15/16 of the ringing."""
         r00 = self._r00
         r11 = self._r11
         r22 = self._r22
         r12 = self._r12
         r01 = self._r01
         r02 = self._r02
+        shift = 0
         while r11 >= 1 << _RING_BITS or r22 >= 1 << _RING_BITS or r00 >= 1 << _RING_BITS:
             r00 >>= 1
             r11 >>= 1
@@ -340,6 +416,7 @@ class PressDetector:
             r12 >>= 1
             r01 >>= 1
             r02 >>= 1
+            shift += 1
         det = r11 * r22 - r12 * r12
         if det <= 0:
             return False
@@ -350,12 +427,20 @@ class PressDetector:
         # A ringing is a damped swing (the fit's roots complex), not a drift, and fits well.
         if c1 * c1 >= -4 * _RING_ONE * c2:
             return False
-        if (r00 - (c1 * r01 + c2 * r02) // _RING_ONE) * _FIT_DIVISOR > r00:
+        left = r00 - (c1 * r01 + c2 * r02) // _RING_ONE
+        if left * _FIT_DIVISOR > r00:
             return False
-        self._carry(self._pa, c1, c2, self._a2, self._a3)
-        self._carry(self._px, c1, c2, self._x2, self._x3)
-        self._carry(self._py, c1, c2, self._y2, self._y3)
-        self._carry(self._pz, c1, c2, self._z2, self._z3)
+        self._c1 = c1
+        self._c2 = c2
+        # The residual's RMS: the sums hold 16 times the mean of squares, scaled by 2**shift.
+        left = max(left, 0) << shift >> _RING_SHIFT
+        root = 0
+        bit = 1 << 11
+        while bit:
+            if (root + bit) * (root + bit) <= left:
+                root += bit
+            bit >>= 1
+        self._residual = root
         return True
 
     def _carry(self, out, c1, c2, a, b):
@@ -420,7 +505,9 @@ class PressDetector:
         return turn
 
     def _decide(self, bottomed):
-        depth = self._base - self._bottom
+        by_fit = self._by_fit
+        # Started by a fall below the fit: judged by how far below the prediction it went.
+        depth = -self._low if by_fit else self._base - self._bottom
         # Samples the fall took: a press is over in two, a slower one must be cleaner.
         fall = self._bottom_at
         if self._first_step * _STEP_DIVISOR > depth:
@@ -437,18 +524,24 @@ class PressDetector:
         # Below gravity, or on a ringing table below where the ringing alone would be: not the
         # far side of a swing.
         below = -self._low if self._ringing else -self._bottom
+        clear = depth * 4 >= self._floor * _CLEAR_X4
+        if by_fit:
+            clear_x4 = _FIT_CLEAR_X4 if fall <= _QUICK_FALL else _FIT_SLOW_CLEAR_X4
+            clear = depth * 4 >= max(self._residual, self._floor >> _FIT_FLOOR_SHIFT) * clear_x4
         is_press = (
             bottomed
             and fall <= _SLOW_FALL
             and depth >= least
             and lead * _FLAT_DIVISOR <= depth
             and below * 8 >= depth * _BELOW_X8
-            and depth * 4 >= self._floor * _CLEAR_X4
+            and clear
             and self._sideways_energy * sideways_divisor <= self._along_energy
             and self._turn() * _TURN_DIVISOR <= self._along_energy
+            and (not by_fit or self._turn() <= self._along_energy // _FIT_TURN_DIVISOR)
         )
         self.state = ARMED
         self._count = 0
+        self._by_fit = False
         if depth < self._guard:
             # Much weaker than the last press, soon after it: that press's release. A press
             # needs the finger back up, so the guard ends here.

@@ -1,7 +1,9 @@
 """The press detector inside MicroPython: synthetic presses, things that are not presses,
 one detection per press, the guard against the release, a press on a table still ringing
-from a knock (also as deep as the press), and no allocation per sample."""
+from a knock (also as deep as the press, or a weak one in a fast swing), and no allocation
+per sample."""
 
+import gc
 import math
 
 import micropython
@@ -223,6 +225,38 @@ def test_deep_ringing_alone_is_no_press():
     assert feed(detector, deep_ringing(-100, 0)) == []
 
 
+def fast_ringing(press_at, press_mg, peak_mg=600):
+    """A knock's one table mode at 50 Hz (quality factor 20) swinging ``peak_mg`` at first,
+    rocking the unit 0.6 as much sideways; a press ``press_mg`` deep on top from sample
+    ``press_at``. Its falls over two samples are larger than a weak press's. Plain ints."""
+    out = []
+    for i in range(160):
+        t = i / 400
+        a = math.exp(-t * math.pi * 50 / 20) * math.sin(2 * math.pi * 50 * t)
+        along = int(peak_mg * a)
+        side = int(peak_mg * 0.6 * a)
+        if 0 <= i - press_at < len(PRESS_SHAPE):
+            along += press_mg * PRESS_SHAPE[i - press_at] // 1000
+        out.append((REST[0] + side, REST[1] + side // 2, REST[2] + along))
+    return out
+
+
+def test_a_weak_press_in_a_fast_ringing_starts_a_candidate_below_the_prediction():
+    # The swing falls by more over two samples than half a 300 mg press: the raw trigger
+    # (twice the background of falls) never fires, but the press falls far below the swing
+    # predicted on, against a fit that leaves only a few mg unexplained.
+    for press_at in (58, 64, 70, 88, 94):
+        detector, _ = settled()
+        hits = feed(detector, fast_ringing(press_at, 300))
+        assert hits == [press_at + 3], (press_at, hits)
+
+
+def test_fast_ringing_alone_is_no_press():
+    for peak in (300, 600, 1200, 2400):
+        detector, _ = settled()
+        assert feed(detector, fast_ringing(-100, 0, peak)) == [], peak
+
+
 def test_states_follow_a_press():
     detector, _ = settled()
     hits = feed(detector, blow(1500)[:4])
@@ -252,6 +286,23 @@ def test_update_allocates_nothing():
     finally:
         micropython.heap_unlock()
     assert pressed >= 1
+
+
+def test_the_fit_kept_while_ringing_allocates_nothing():
+    # Solved every few samples and checked on each: a candidate started below the prediction.
+    detector, _ = settled()
+    gc.collect()
+    samples = fast_ringing(64, 300)
+    update = detector.update
+    pressed = 0
+    micropython.heap_lock()
+    try:
+        for x, y, z in samples:
+            if update(x, y, z):
+                pressed += 1
+    finally:
+        micropython.heap_unlock()
+    assert pressed == 1
 
 
 def test_a_fall_that_turns_is_no_press():
