@@ -69,8 +69,7 @@ def test_keys_press_the_simulated_dome_and_an_unplugged_popper_comes_back(
                 await wait_until(pilot, lambda: lines_with(session, "popped:") == 2, UI_TIMEOUT_S)
 
         asyncio.run(play())
-        for watch in app.watches.values():
-            watch.stop()
+        assert app.watches and all(watch.stopped for watch in app.watches.values())
         if session.popper is not None and session.popper is not popper:
             session.popper.close()
 
@@ -105,5 +104,4 @@ def test_keys_push_the_simulated_handheld_buttons_in_lowdown(journal: Journal) -
                 assert len(reveals) == 1 and reveals[0].data["by"] == "button"
 
         asyncio.run(play())
-        for watch in app.watches.values():
-            watch.stop()
+        assert app.watches and all(watch.stopped for watch in app.watches.values())

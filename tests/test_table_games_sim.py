@@ -42,11 +42,8 @@ def play_on_sims(
             async with app.run_test(size=SIZE) as pilot:
                 await script(pilot, session)
 
-        try:
-            asyncio.run(run())
-        finally:
-            for watch in app.watches.values():
-                watch.stop()
+        asyncio.run(run())
+        assert all(watch.stopped for watch in app.watches.values()), "the app stops its watches"
     return session
 
 

@@ -144,8 +144,8 @@ class TableSession:
         if self.popper is not None:
             self.popper.set_mode(self.referee.game)
 
-    def _missing(self, board: str) -> Refused | None:
-        """Why ``board`` cannot be used now, if it cannot."""
+    def _unusable(self, board: str) -> Refused | None:
+        """Why ``board`` cannot be used now (none at this table, or unplugged), if it cannot."""
         if board in self.missing:
             return Refused("device_missing", f"the {board} is unplugged: plug it back in")
         if (self.popper if board == "popper" else self.handheld) is None:
@@ -160,19 +160,17 @@ class TableSession:
     def device_back(self, board: str, client: Any) -> Outcome:
         """``board`` answered again, found by its id: use ``client`` from now on."""
         self.missing.discard(board)
-        if board == "popper":
-            self.popper = client
-        else:
-            self.handheld = client
         outcome = self._record_device(
             f"the {board} is back (device {client.info.device_id}, session {client.info.session})"
         )
         if board == "popper":
+            self.popper = client
             try:
                 self.prepare_popper()
             except PopdiceError as error:
                 return self.popper_failed(error)
         else:
+            self.handheld = client
             self.share_commitment()
             self.ask_reveal()
         return outcome
@@ -208,7 +206,7 @@ class TableSession:
 
     def reroll(self, seat: int) -> Outcome:
         """Ringer's Reroll power: the move, then the popper re-rolls its die."""
-        unusable = self._missing("popper")
+        unusable = self._unusable("popper")
         if unusable is not None and unusable.code == "device_missing":
             return self._refuse({"move": {"type": "reroll", "seat": seat}}, unusable)
         outcome = self.move({"type": "reroll", "seat": seat})
@@ -226,9 +224,10 @@ class TableSession:
 
     def press_dome(self) -> Outcome | None:
         """Pop by command, as if the dome were pressed (a stuck dome, tests)."""
-        unusable = self._missing("popper")
-        if unusable is not None or self.popper is None:
-            return self._refuse({"source": "table"}, unusable or Refused("no_popper", "no popper"))
+        unusable = self._unusable("popper")
+        if unusable is not None:
+            return self._refuse({"source": "table"}, unusable)
+        assert self.popper is not None  # _unusable says so
         try:
             pop = self.popper.pop()
         except PopdiceError as error:
@@ -268,10 +267,10 @@ class TableSession:
 
     def roll_hidden(self) -> Outcome | None:
         """Roll the handheld as if its ROLL were pressed (simulated devices, tests)."""
-        unusable = self._missing("handheld")
-        if unusable is not None or self.handheld is None:
-            refusal = unusable or Refused("no_handheld", "no handheld")
-            return self._refuse({"source": "table"}, refusal)
+        unusable = self._unusable("handheld")
+        if unusable is not None:
+            return self._refuse({"source": "table"}, unusable)
+        assert self.handheld is not None  # _unusable says so
         try:
             roll = self.handheld.roll()
         except PopdiceError as error:
