@@ -1,8 +1,9 @@
 """LIS3DH accelerometer on I2C: 400 Hz, ±8 g, high resolution, data-ready routed to INT1.
 
-``read()`` fetches one sample (six bytes, auto-incremented from OUT_X_L) into a buffer
-preallocated here and leaves it in ``x``, ``y``, ``z`` as integer milli-g: it allocates
-nothing, so it can run on the sample path.
+``read()`` fetches one sample (STATUS_REG and the six output bytes after it, in one
+auto-incremented transfer) into a buffer preallocated here and leaves it in ``x``, ``y``,
+``z`` as integer milli-g, and in ``overrun`` whether the part overwrote a sample nobody had
+read (STATUS.ZYXOR): it allocates nothing, so it can run on the sample path.
 """
 
 from micropython import const
@@ -14,7 +15,8 @@ _CHIP_ID = const(0x33)
 _CTRL_REG1 = const(0x20)
 _CTRL_REG3 = const(0x22)
 _CTRL_REG4 = const(0x23)
-_OUT_X_L = const(0x28)
+_STATUS_REG = const(0x27)
+_STATUS_ZYXOR = const(0x80)
 _AUTO_INCREMENT = const(0x80)
 
 _ODR_400HZ_XYZ = const(0x77)  # ODR 0111 = 400 Hz, normal power, X, Y and Z enabled
@@ -32,12 +34,13 @@ class Lis3dh:
     def __init__(self, i2c, address=ADDRESS):
         self.i2c = i2c
         self.address = address
-        self._sample = bytearray(6)
+        self._sample = bytearray(7)
         self._sample_view = memoryview(self._sample)
         self._register = bytearray(1)
         self.x = 0
         self.y = 0
         self.z = 0
+        self.overrun = False
         chip = self._read_register(_WHO_AM_I)
         if chip != _CHIP_ID:
             raise Lis3dhError("no LIS3DH at 0x%02x: WHO_AM_I is 0x%02x, not 0x33" % (address, chip))
@@ -54,12 +57,13 @@ class Lis3dh:
         self.i2c.writeto_mem(self.address, register, self._register)
 
     def read(self):
-        """One sample into ``x``, ``y``, ``z`` (milli-g); also clears data-ready."""
-        self.i2c.readfrom_mem_into(self.address, _OUT_X_L | _AUTO_INCREMENT, self._sample_view)
+        """One sample into ``x``, ``y``, ``z`` (milli-g) and ``overrun``; clears data-ready."""
+        self.i2c.readfrom_mem_into(self.address, _STATUS_REG | _AUTO_INCREMENT, self._sample_view)
         raw = self._sample
-        self.x = _milli_g(raw[0], raw[1])
-        self.y = _milli_g(raw[2], raw[3])
-        self.z = _milli_g(raw[4], raw[5])
+        self.overrun = bool(raw[0] & _STATUS_ZYXOR)
+        self.x = _milli_g(raw[1], raw[2])
+        self.y = _milli_g(raw[3], raw[4])
+        self.z = _milli_g(raw[5], raw[6])
 
     def power_down(self):
         self._write_register(_CTRL_REG1, _POWER_DOWN)

@@ -4,8 +4,10 @@ Tasks, one per concern: the sensor (each LIS3DH sample through the press detecto
 polls INT1's level with ``sleep_ms``, which allocates nothing, where waiting on a
 ThreadSafeFlag would allocate a coroutine per sample), the pops (roll, event, tumble
 animation, result), the buttons (the mode button's short press: next game mode) and the
-link. Commands: ``mode``, ``pop``, ``reroll``, ``settings``, ``roll_counts``, and ``status``
-with the sensor's figures.
+link. Commands: ``mode``, ``pop``, ``reroll``, ``settings``, ``roll_counts``, ``timing``
+(what a sample costs: the detector alone and the whole sample path, in microseconds of this
+chip, and the samples the sensor overwrote before they were read), and ``status`` with the
+sensor's figures.
 """
 
 import asyncio
@@ -20,15 +22,15 @@ from popdice_fw.dice import Dice
 from popdice_fw.leds import LedDice
 from popdice_fw.link import BAD_ARGS, CommandError
 from popdice_fw.lis3dh import Lis3dh
+from popdice_fw.meter import CostMeter
 from popdice_fw.press import PressDetector
 
-_OVERRUN_US = const(5000)  # two periods without a sample: at least one was overwritten
 _TUMBLE_FRAMES = const(8)
 _TUMBLE_FRAME_MS = const(45)
 _CLICK_MS = const(6)
 _CLICK_HZ = const(2200)
 _ROLL_COUNTS_MAX = const(20000)
-_ROLLS_BETWEEN_YIELDS = const(200)
+_ROLL_SLICE_US = const(1000)  # rolling yields to the sensor and the link at least this often
 
 NO_ROLL = "no_roll"
 
@@ -59,6 +61,9 @@ class Popper(Device):
         self.samples = 0
         self.overruns = 0
         self.pops = 0
+        self.detect_cost = CostMeter()
+        self.sample_cost = CostMeter()
+        self.sample_gap = CostMeter()
         self._last_sample_us = 0
         self._pop_wanted = asyncio.Event()
         self._pop_source = None
@@ -68,6 +73,7 @@ class Popper(Device):
         self.commands["reroll"] = self.cmd_reroll
         self.commands["settings"] = self.cmd_settings
         self.commands["roll_counts"] = self.cmd_roll_counts
+        self.commands["timing"] = self.cmd_timing
 
     def tasks(self):
         tasks = super().tasks() + [self._pops(), self._lights()]
@@ -87,17 +93,24 @@ class Popper(Device):
                 await asyncio.sleep_ms(1)
 
     def on_sample(self):
-        """One sample through the detector; allocates nothing."""
-        now = time.ticks_us()
-        if self.samples and time.ticks_diff(now, self._last_sample_us) > _OVERRUN_US:
-            self.overruns += 1
-        self._last_sample_us = now
+        """One sample through the detector, timed; allocates nothing."""
         accel = self.accel
         if accel is None:
             return
+        started = time.ticks_us()
+        if self.samples:
+            self.sample_gap.add(time.ticks_diff(started, self._last_sample_us))
+        self._last_sample_us = started
         accel.read()
+        if accel.overrun:
+            self.overruns += 1
         self.samples += 1
-        if self.detector.update(accel.x, accel.y, accel.z):
+        detecting = time.ticks_us()
+        pressed = self.detector.update(accel.x, accel.y, accel.z)
+        done = time.ticks_us()
+        self.detect_cost.add(time.ticks_diff(done, detecting))
+        self.sample_cost.add(time.ticks_diff(done, started))
+        if pressed:
             self._pop_source = "press"
             self._pop_wanted.set()
 
@@ -224,12 +237,33 @@ class Popper(Device):
         if mode not in modes.MODES:
             raise CommandError(BAD_ARGS, "mode must be one of " + ", ".join(modes.MODES))
         counts = [[0] * 6 for _ in range(modes.dice_count(mode))]
-        for i in range(count):
+        slice_started = time.ticks_us()
+        for _ in range(count):
             for die, value in enumerate(modes.roll(mode, self.dice)):
                 counts[die][modes.face_index(value)] += 1
-            if i % _ROLLS_BETWEEN_YIELDS == 0:
+            if time.ticks_diff(time.ticks_us(), slice_started) >= _ROLL_SLICE_US:
                 await asyncio.sleep_ms(0)
+                slice_started = time.ticks_us()
         return {"mode": mode, "n": count, "counts": counts}
+
+    def timing(self):
+        return {
+            "samples": self.samples,
+            "overruns": self.overruns,
+            "detect_us": self.detect_cost.report(),
+            "sample_us": self.sample_cost.report(),
+            "gap_us": self.sample_gap.report(),
+        }
+
+    def cmd_timing(self, args):
+        """The sensor path's figures since the last reset; ``reset`` starts them again."""
+        figures = self.timing()
+        if args.get("reset"):
+            self.samples = 0
+            self.overruns = 0
+            for meter in (self.detect_cost, self.sample_cost, self.sample_gap):
+                meter.reset()
+        return figures
 
     def status(self):
         status = super().status()
@@ -239,6 +273,7 @@ class Popper(Device):
                 "samples": self.samples,
                 "pops": self.pops,
                 "overruns": self.overruns,
+                "detect_us": self.detect_cost.report(),
                 "accel": self.accel_error or "ok",
                 "leds_ma": self.leds.last_ma,
                 "frames_capped": self.leds.frames_capped,

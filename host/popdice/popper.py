@@ -1,4 +1,4 @@
-"""The popper's client: the table-centre dice (shared/spec/hardware.md, "The popper")."""
+"""The popper's client: the table-centre dice (docs/popper.md)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,10 @@ from .link import Event
 
 MODES = ("popalotsy", "lowdown", "ringer")
 ROLL_COUNTS_MAX = 20000
+# The slowest a popper rolls (rolls/s, five dice): an RP2040 at 125 MHz does about 1,100
+# (measured on the emulated chip: bench/rp2040.py); a third of that, so a busy board's
+# answer still comes in time.
+SLOWEST_ROLLS_PER_S = 400
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,42 @@ class Pop:
 
     def colors(self) -> list[str]:
         return [d["color"] for d in self.dice if "color" in d and "number" not in d]
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A cost measured on the device, in microseconds of its own clock."""
+
+    n: int
+    mean: int
+    max: int
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Cost:
+        return cls(int(data["n"]), int(data["mean"]), int(data["max"]))
+
+
+@dataclass(frozen=True)
+class SensorTiming:
+    """What the popper's sample path cost since the figures were last reset: the detector
+    alone, the whole sample (I2C read and detector), the time between samples, and the
+    samples the LIS3DH overwrote before they were read."""
+
+    samples: int
+    overruns: int
+    detect_us: Cost
+    sample_us: Cost
+    gap_us: Cost
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> SensorTiming:
+        return cls(
+            samples=int(data["samples"]),
+            overruns=int(data["overruns"]),
+            detect_us=Cost.from_data(data["detect_us"]),
+            sample_us=Cost.from_data(data["sample_us"]),
+            gap_us=Cost.from_data(data["gap_us"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -85,10 +125,14 @@ class Popper(DeviceClient):
         reply = self.link.call("settings", {k: v for k, v in changes.items() if v is not None})
         return Settings(int(reply["brightness"]), int(reply["cap_ma"]), bool(reply["animation"]))
 
+    def timing(self, reset: bool = False) -> SensorTiming:
+        """The sample path's figures since the last reset; ``reset`` starts them again."""
+        return SensorTiming.from_data(self.link.call("timing", {"reset": reset}))
+
     def roll_counts(self, n: int, mode: str | None = None) -> list[list[int]]:
         """How often each face came up on each die in ``n`` rolls (at most 20,000 a call)."""
         args: dict[str, Any] = {"n": n}
         if mode:
             args["mode"] = mode
-        reply = self.link.call("roll_counts", args, timeout=max(2.0, n / 2000))
+        reply = self.link.call("roll_counts", args, timeout=2.0 + n / SLOWEST_ROLLS_PER_S)
         return [list(map(int, die)) for die in reply["counts"]]

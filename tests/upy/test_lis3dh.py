@@ -39,6 +39,17 @@ def test_reads_milli_g_in_every_direction():
     assert (driver.x, driver.y, driver.z) == (-2500, 500, 7900)
 
 
+def test_overrun_is_the_parts_own_flag():
+    clock, model, driver = model_and_driver()
+    model.feed([0.0, 0.0, 1.0])
+    clock.us += 2500
+    driver.read()
+    assert not driver.overrun
+    model.regs[0x27] |= 0x80  # STATUS.ZYXOR, as the part sets it when it overwrites a sample
+    driver.read()
+    assert driver.overrun
+
+
 def test_clips_at_eight_g():
     clock, model, driver = model_and_driver()
     model.feed([12.0, -12.0, 0.0])
@@ -68,7 +79,7 @@ def test_a_missing_chip_is_a_clear_error():
 
 
 def test_read_allocates_nothing():
-    bus = NoAllocBus(bytes([0x10, 0xF0, 0x00, 0x00, 0xA0, 0x0F]))
+    bus = NoAllocBus(bytes([0x8F, 0x10, 0xF0, 0x00, 0x00, 0xA0, 0x0F]))
     driver = Lis3dh(bus)
     micropython.heap_lock()
     try:
@@ -77,4 +88,4 @@ def test_read_allocates_nothing():
     finally:
         micropython.heap_unlock()
     assert bus.reads == 1001
-    assert (driver.x, driver.y, driver.z) == (-1020, 0, 1000)
+    assert (driver.x, driver.y, driver.z) == (-1020, 0, 1000) and driver.overrun

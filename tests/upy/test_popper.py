@@ -11,7 +11,8 @@ from popdice_fw import modes
 from popdice_fw.lis3dh import Lis3dh
 from popdice_fw.popper import Popper
 
-RESTING = bytes([0, 0, 0, 0, 0xA0, 0x0F])  # x 0, y 0, z +1000 mg
+RESTING = bytes([0x0F, 0, 0, 0, 0, 0xA0, 0x0F])  # STATUS: new data; x 0, y 0, z +1000 mg
+OVERRUN = bytes([0x8F]) + RESTING[1:]  # STATUS.ZYXOR: the part overwrote a sample
 
 
 class Level:
@@ -49,7 +50,7 @@ class Presses:
         return self.n in self.at
 
 
-def popper(detector=None):
+def popper(detector=None, sample=RESTING):
     return Popper(
         i2c=None,
         accel_int=Level(1),
@@ -57,7 +58,7 @@ def popper(detector=None):
         mode_button=Level(1),
         buzzer=None,
         port=FakePort(),
-        accel=Lis3dh(NoAllocBus(RESTING)),
+        accel=Lis3dh(NoAllocBus(sample)),
         detector=detector,
     )
 
@@ -72,6 +73,32 @@ def test_a_sample_allocates_nothing():
     finally:
         micropython.heap_unlock()
     assert app.samples == 4001 and app.accel.z == 1000
+
+
+def test_overruns_are_the_samples_the_sensor_says_it_overwrote():
+    app = popper()
+    for _ in range(5):
+        app.on_sample()
+    assert app.overruns == 0
+    late = popper(sample=OVERRUN)
+    for _ in range(5):
+        late.on_sample()
+    assert late.overruns == 5 and late.status()["overruns"] == 5
+
+
+def test_timing_reports_each_samples_cost_and_resets():
+    app = popper()
+    for _ in range(20):
+        app.on_sample()
+    figures = app.cmd_timing({"reset": True})
+    assert figures["samples"] == 20 and figures["overruns"] == 0
+    assert figures["detect_us"]["n"] == 20 and figures["sample_us"]["n"] == 20
+    assert figures["gap_us"]["n"] == 19
+    assert 0 <= figures["detect_us"]["mean"] <= figures["detect_us"]["max"]
+    assert figures["sample_us"]["max"] >= figures["detect_us"]["max"]
+    assert app.status()["detect_us"]["n"] == 0
+    after = app.cmd_timing({})
+    assert after["samples"] == 0 and after["detect_us"] == {"n": 0, "mean": 0, "max": 0}
 
 
 async def test_the_sensor_task_allocates_nothing_in_steady_state():
