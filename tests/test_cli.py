@@ -11,6 +11,7 @@ import pytest
 from test_device_link import mpremote_exec
 
 import popdice
+from popdice.firmware import FIRMWARE_DIR, flash_files
 from popdice.sim.supervisor import SimulatedPico
 
 POPDICE = str(Path(sys.executable).with_name("popdice"))
@@ -49,29 +50,46 @@ def test_devices_and_status_find_a_running_simulator(popper_dut):
     assert status["board"] == "popper" and status["heap_free"] > 0
 
 
-def test_safe_mode_leaves_the_repl_free():
-    with SimulatedPico("popper", hold=("mode",)) as sim:
+@pytest.mark.rp2040_tier
+def test_safe_mode_leaves_the_repl_free(sim_backend):
+    with SimulatedPico("popper", hold=("mode",), backend=sim_backend) as sim:
         with pytest.raises(popdice.HandshakeFailed):
             popdice.connect(sim.port)
         assert mpremote_exec(sim.port, "print(6 * 7)") == "42"
 
 
+@pytest.mark.rp2040_tier
 def test_flash_deploys_compiled_firmware_and_boots_it(popper_dut):
-    control = popper_dut.control
-    flash_dir = Path(popper_dut.sim.flash_dir)  # type: ignore[union-attr]
-    assert (flash_dir / "popdice_fw" / "link.py").exists()
-    boots = control.state().boots
+    sim = popper_dut.sim
+    if sim is None:
+        pytest.skip("reads the flash back from the simulator")
+    session = popper_dut.client.info.session
+    boots = popper_dut.control.state().boots
+    programmed = pages_programmed(popper_dut)
     popper_dut.release()
-    result = run("flash", "--port", popper_dut.port, "--board", "popper", timeout=120)
+    result = run("flash", "--port", popper_dut.port, "--board", "popper", timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("flashed: popper")
     assert "[" in result.stderr and "main.py" in result.stderr  # the progress bar
-    assert (flash_dir / "popdice_fw" / "link.mpy").exists()
-    assert not (flash_dir / "popdice_fw" / "link.py").exists()
-    assert (flash_dir / "board.mpy").exists() and (flash_dir / "main.py").exists()
-    assert control.state().boots == boots + 1
+    after = sim.flash_files()
+    modules = {f.target for f in flash_files("popper")} - {"main.py"}
+    assert set(after) == {m[: -len(".py")] + ".mpy" for m in modules} | {"main.py"}
+    assert after["main.py"] == (FIRMWARE_DIR / "main.py").read_bytes()
+    assert after["popdice_fw/link.mpy"].startswith(b"M")  # mpy-cross's header
+    if sim.backend == "rp2040":  # the chip's flash was written: a page at least per file
+        assert pages_programmed(popper_dut) >= programmed + len(after)
+    # A unix-port process ends at a soft reset (and is started again); a Pico stays up.
+    assert popper_dut.control.state().boots == boots + (1 if sim.backend == "unix" else 0)
     with popdice.connect(popper_dut.port) as fresh:
+        assert fresh.info.session != session
         assert fresh.counter() == 1
+
+
+def pages_programmed(dut) -> int:
+    """Pages programmed in the emulated chip's flash so far (0 on the unix port)."""
+    if dut.sim.backend != "rp2040":
+        return 0
+    return dut.control.emulator()["flash"]["programs"]
 
 
 def test_demo_runs_the_link_on_simulators_then_points_at_the_table():

@@ -17,6 +17,8 @@ import popdice
 from popdice.link import Event
 from popdice_fw import PROTOCOL, VERSION, codec
 
+pytestmark = pytest.mark.rp2040_tier
+
 
 def complaint(client) -> str:
     code, _ = client.link.complaints.get(timeout=2.0)

@@ -44,6 +44,7 @@ def test_a_fair_die_passes_and_byte_modulo_six_fails():
     assert verdict.suspect and verdict.p_value < 1e-6
 
 
+@pytest.mark.unix_only("100,000 rolls are about 90 s of the emulated chip (6 min here)")
 def test_100000_rolls_of_the_simulated_popper_are_fair(popper):
     mode, tests = run_fairness(popper, 100_000, "popalotsy")
     assert mode == "popalotsy" and len(tests) == 5

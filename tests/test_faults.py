@@ -25,6 +25,7 @@ def line(popper_dut):
         yield faulty
 
 
+@pytest.mark.rp2040_tier
 def test_commands_survive_a_faulty_line(popper_dut, line):
     client = popper_dut.connect(line.port, timeout=0.15)
     line.set_faults(Faults.every(FAULT_CHANCE))
@@ -58,16 +59,19 @@ def test_events_survive_a_faulty_line(popper_dut, line):
     assert sum(line.counts.values()) > 20
 
 
+@pytest.mark.rp2040_tier
 def test_a_device_restart_mid_session(popper_dut):
     client = popper_dut.client
     assert [client.counter() for _ in range(3)] == [1, 2, 3]
     results: list[object] = []
     stop = threading.Event()
+    counted = threading.Event()
 
     def hammer():
         while not stop.is_set():
             try:
                 results.append(client.counter())
+                counted.set()
             except popdice.DeviceRestarted:
                 results.append("restarted")
             except popdice.LinkError as error:
@@ -76,6 +80,7 @@ def test_a_device_restart_mid_session(popper_dut):
     worker = threading.Thread(target=hammer)
     worker.start()
     try:
+        assert counted.wait(10), "no command ran before the reset"
         popper_dut.control.reset()
         notice = client.next_event(10)
         assert isinstance(notice, DeviceReboot)
@@ -96,6 +101,7 @@ def test_a_device_restart_mid_session(popper_dut):
     assert popper_dut.control.state().boots == 2
 
 
+@pytest.mark.rp2040_tier
 def test_a_new_host_gets_the_events_the_old_one_missed(popper_dut):
     first = popper_dut.client
     assert first.counter() == 1
@@ -118,6 +124,7 @@ def test_a_new_host_gets_the_events_the_old_one_missed(popper_dut):
     assert second.counter() == 2
 
 
+@pytest.mark.rp2040_tier
 def test_unplug_and_plug_back(popper_dut):
     client = popper_dut.client
     assert client.counter() == 1

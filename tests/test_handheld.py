@@ -216,6 +216,7 @@ def test_a_reveal_of_a_roll_never_committed_raises(cheat, cheat_client):
 # --- a handheld (simulated, or real with --device)
 
 
+@pytest.mark.rp2040_tier
 def test_roll_sends_a_commitment_and_the_reveal_matches_it(handheld):
     client = as_handheld(handheld)
     roll = client.roll()
@@ -241,6 +242,7 @@ def test_roll_sends_a_commitment_and_the_reveal_matches_it(handheld):
     assert client.reveal(roll.roll_id) == reveal  # asking again shows the same dice
 
 
+@pytest.mark.rp2040_tier
 def test_a_second_roll_before_the_reveal_reaches_the_host_as_such(handheld):
     client = as_handheld(handheld)
     first = client.roll()
@@ -255,6 +257,7 @@ def test_a_second_roll_before_the_reveal_reaches_the_host_as_such(handheld):
     assert not third.rerolled  # the roll before it was revealed: nothing hidden was replaced
 
 
+@pytest.mark.rp2040_tier
 def test_a_fresh_client_learns_the_commitment_before_asking_for_the_reveal(handheld_dut):
     first = as_handheld(handheld_dut.client)
     roll = first.roll()
@@ -264,6 +267,7 @@ def test_a_fresh_client_learns_the_commitment_before_asking_for_the_reveal(handh
     assert late.commitments.verified[roll.roll_id] == reveal
 
 
+@pytest.mark.rp2040_tier
 def test_reveal_without_a_roll_is_refused(handheld):
     client = as_handheld(handheld)
     if client.status().roll is not None:
@@ -272,6 +276,7 @@ def test_reveal_without_a_roll_is_refused(handheld):
         client.reveal()
 
 
+@pytest.mark.rp2040_tier
 def test_status_has_the_battery_and_the_display(handheld):
     status = as_handheld(handheld).status()
     assert 3.0 <= status.vsys <= 5.5
@@ -279,6 +284,7 @@ def test_status_has_the_battery_and_the_display(handheld):
     assert status.display_present
 
 
+@pytest.mark.rp2040_tier
 def test_settings_are_checked_and_kept(handheld):
     client = as_handheld(handheld)
     before = client.settings()

@@ -192,6 +192,7 @@ def check(before: bytes, everything: bytes, reveal: Reveal) -> None:
         assert kind in found, f"the checker missed the reveal itself ({kind})"
 
 
+@pytest.mark.rp2040_tier
 def test_nothing_sent_before_the_reveal_gives_the_dice_away(recorded):
     client, line = recorded
     rolls = [client.roll() for _ in range(6)]  # each one replaces the one before
@@ -206,6 +207,7 @@ def test_nothing_sent_before_the_reveal_gives_the_dice_away(recorded):
     check(before, synced(client, line), reveal)
 
 
+@pytest.mark.rp2040_tier
 def test_nothing_sent_before_a_button_reveal_gives_the_dice_away(recorded, handheld_control):
     client, line = recorded
     control = handheld_control

@@ -120,6 +120,7 @@ def rig(handheld_dut: DeviceUnderTest) -> tuple[Handheld, SimControl]:
     return client, handheld_dut.control
 
 
+@pytest.mark.rp2040_tier
 def test_roll_peek_and_reveal_on_the_buttons(rig):
     client, control = rig
     client.settings(peek_ms=60_000)
@@ -152,6 +153,7 @@ def test_roll_peek_and_reveal_on_the_buttons(rig):
     assert client.status().revealed
 
 
+@pytest.mark.rp2040_tier
 def test_a_short_reveal_press_reveals_nothing(rig):
     client, control = rig
     client.roll()
@@ -161,6 +163,7 @@ def test_a_short_reveal_press_reveals_nothing(rig):
     assert not is_reveal(control.display()["buffer"])
 
 
+@pytest.mark.rp2040_tier
 def test_a_long_press_is_reported_with_its_duration(rig):
     client, control = rig
     events = click(client, control, "peek", hold_ms=1000)
@@ -169,6 +172,7 @@ def test_a_long_press_is_reported_with_its_duration(rig):
     assert 800 <= edges[1][1] < edges[2][1]
 
 
+@pytest.mark.rp2040_tier
 def test_peek_hides_the_dice_after_its_timeout_even_while_held(rig):
     client, control = rig
     client.settings(peek_ms=400)
@@ -183,6 +187,7 @@ def test_peek_hides_the_dice_after_its_timeout_even_while_held(rig):
     control.release("peek")
 
 
+@pytest.mark.rp2040_tier
 def test_the_display_goes_off_when_idle_and_a_button_wakes_it(rig):
     client, control = rig
     client.roll()
@@ -198,6 +203,7 @@ def test_the_display_goes_off_when_idle_and_a_button_wakes_it(rig):
     assert client.status().display_on
 
 
+@pytest.mark.rp2040_tier
 def test_low_battery_is_reported_and_shown_even_on_a_sleeping_display(rig):
     client, control = rig
     mark = control.mark()

@@ -25,6 +25,8 @@ COLOUR_CHANNELS = {  # which channels are lit, from firmware/popdice_fw/leds.py
     "white": (1, 1, 1),
 }
 
+pytestmark = pytest.mark.rp2040_tier
+
 
 def resting(seconds: float) -> list[tuple[float, float, float]]:
     """The unit at rest, upright, for ``seconds`` at 400 Hz."""

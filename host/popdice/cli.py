@@ -16,6 +16,8 @@ EPILOG = """\
 examples:
   popdice devices                      list boards and simulators, one line each
   popdice sim popper                   run a simulated popper (prints its serial port)
+  popdice sim popper --rp2040          the same on MicroPython's Pico image, emulated
+  popdice uf2 --board popper --out popper.uf2   one file to drag onto a Pico
   popdice status --kind popper         health of the first popper found
   popdice flash --port /dev/ttyACM0 --board popper
   popdice demo                         the link end to end, then Lowdown at the table
@@ -177,7 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--rolls", type=int, default=10000, help="how many rolls (10,000)")
     p.add_argument("--mode", choices=("popalotsy", "lowdown", "ringer"), help="(current mode)")
-    p.add_argument("--batch", type=int, default=10000, help="rolls per request (10,000)")
+    p.add_argument(
+        "--batch", type=int, default=2000, help="rolls per request (2,000: about 2 s on a Pico)"
+    )
     p.add_argument("--port", help="the popper's port (default: the first popper found)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=cmd_fairness)
@@ -203,11 +207,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_demo)
 
     from .games import cli as games_cli
+    from .rp2040 import cli as uf2_cli
     from .sim import cli as sim_cli
     from .table import cli as table_cli
     from .traces import cli as traces_cli
 
     sim_cli.add_parser(sub).set_defaults(run=sim_cli.run)
+    uf2_cli.add_parser(sub)
     games_cli.add_parsers(sub)
     table_cli.add_parser(sub)
     traces_cli.add_parser(sub)

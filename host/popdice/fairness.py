@@ -90,7 +90,7 @@ def run_fairness(
     popper: Popper,
     rolls: int,
     mode: str | None = None,
-    batch: int = 10000,
+    batch: int = 2000,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> tuple[str, list[DieTest]]:
     """Asks for ``rolls`` rolls in batches and tests every die of the mode."""

@@ -1,7 +1,10 @@
 """Hardware-in-the-loop harness: a pytest plugin that gives tests a device to talk to.
 
-``--device sim`` (the default) spawns a simulated Pico per test; ``--device auto`` takes
-the first real board of the kind a test needs; ``--device PORT`` uses that port or pyserial
+``--device sim`` (the default) spawns a simulated Pico per test (the unix port);
+``--device rp2040`` boots MicroPython's own Pico image in an emulated RP2040 per test (if
+Node, rp2040js, the bootrom or the base image is missing, its tests are skipped saying why,
+or fail when ``$POPDICE_REQUIRE_RP2040`` is set, as in CI); ``--device auto`` takes the
+first real board of the kind a test needs; ``--device PORT`` uses that port or pyserial
 URL. Fixtures: ``popper`` and ``handheld`` (connected clients), ``popper_dut`` and
 ``handheld_dut`` (the device under test: port, reconnects, the simulator), and
 ``popper_control`` / ``handheld_control`` (the simulator's control channel: tests that need
@@ -13,6 +16,7 @@ Load it with ``pytest_plugins = ["popdice.hil"]`` in a conftest.py.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +31,8 @@ if TYPE_CHECKING:
 
 _DUTS = pytest.StashKey[list["DeviceUnderTest"]]()
 SIM_BOOT_TIMEOUT_S = 15.0
+RP2040_BOOT_TIMEOUT_S = 60.0
+REQUIRE_RP2040 = "POPDICE_REQUIRE_RP2040"
 CONTROL_SKIP = "needs the simulated board's control channel (run with --device sim)"
 
 
@@ -35,13 +41,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--device",
         default="sim",
-        help="sim: spawn simulated Picos (default); auto: the first real board of the "
-        "kind a test needs; or a serial port / pyserial URL",
+        help="sim: spawn simulated Picos on the unix port (default); rp2040: MicroPython's "
+        "Pico image in an emulated RP2040; auto: the first real board of the kind a test "
+        "needs; or a serial port / pyserial URL",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sim_only: the test needs the simulator's control channel")
+    config.addinivalue_line(
+        "markers",
+        "rp2040_tier: one of the device tests `make test` also runs on the emulated RP2040",
+    )
+    config.addinivalue_line(
+        "markers", "unix_only: the test needs the unix-port simulator (skipped on --device rp2040)"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if str(config.getoption("--device")) != "rp2040":
+        return
+    for item in items:
+        marker = item.get_closest_marker("unix_only")
+        if marker is not None:
+            reason = marker.args[0] if marker.args else "needs the unix-port simulator"
+            item.add_marker(pytest.mark.skip(reason=f"not on the emulated RP2040: {reason}"))
 
 
 class DeviceUnderTest:
@@ -128,6 +152,8 @@ def open_device(config: pytest.Config, kind: str) -> DeviceUnderTest:
         # would be a button held at boot, which means safe mode.
         dut.clients.append(connect_when_ready(sim.port, SIM_BOOT_TIMEOUT_S))
         return dut
+    if choice == "rp2040":
+        return _emulated_device(kind)
     if choice == "auto":
         port = find_port(kind, simulated=False)
         if port is not None:
@@ -138,6 +164,37 @@ def open_device(config: pytest.Config, kind: str) -> DeviceUnderTest:
         board = dut.client.info.board
         dut.close()
         pytest.skip(f"{choice} is a {board}; this test needs a {kind}")
+    return dut
+
+
+def emulator_problem() -> str | None:
+    """Why the emulated RP2040 cannot run here (one line), or None if it can."""
+    from .rp2040.tools import problems
+
+    found = problems()
+    return "; ".join(found) if found else None
+
+
+def _emulated_device(kind: str) -> DeviceUnderTest:
+    from .errors import SimulatorError
+    from .sim.supervisor import SimulatedPico
+
+    problem = emulator_problem()
+    if problem is not None:
+        if os.environ.get(REQUIRE_RP2040):
+            pytest.fail(f"the emulated RP2040 is required (${REQUIRE_RP2040}): {problem}")
+        pytest.skip(f"no emulated RP2040 here: {problem}")
+    sim = SimulatedPico(kind, backend="rp2040")
+    try:
+        sim.start()
+    except SimulatorError as error:
+        pytest.fail(f"the emulated {kind} did not start: {error}")
+    dut = DeviceUnderTest(kind, sim.port, sim)
+    try:
+        dut.clients.append(connect_when_ready(sim.port, RP2040_BOOT_TIMEOUT_S))
+    except BaseException:
+        dut.close()
+        raise
     return dut
 
 
@@ -158,6 +215,20 @@ def popper_dut(request: pytest.FixtureRequest) -> Iterator[DeviceUnderTest]:
 @pytest.fixture
 def handheld_dut(request: pytest.FixtureRequest) -> Iterator[DeviceUnderTest]:
     yield from _dut(request, "handheld")
+
+
+@pytest.fixture
+def sim_backend(request: pytest.FixtureRequest) -> str:
+    """The simulator backend ``--device`` asks for: rp2040 with ``--device rp2040``, else
+    unix (for tests that start simulators of their own)."""
+    if str(request.config.getoption("--device")) == "rp2040":
+        problem = emulator_problem()
+        if problem is not None:
+            if os.environ.get(REQUIRE_RP2040):
+                pytest.fail(f"the emulated RP2040 is required (${REQUIRE_RP2040}): {problem}")
+            pytest.skip(f"no emulated RP2040 here: {problem}")
+        return "rp2040"
+    return "unix"
 
 
 @pytest.fixture

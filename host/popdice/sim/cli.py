@@ -1,5 +1,7 @@
 """``popdice sim {popper,handheld}``: runs one simulated board until Ctrl-C or SIGTERM.
 
+By default the firmware runs on the MicroPython unix port; ``--rp2040`` boots the board's
+UF2 image (MicroPython's own build for the Pico and the firmware) in an emulated RP2040.
 The first line of stdout is the serial port to open (then the control socket and the device
 id). ``--show`` draws the LEDs or the display in the terminal whenever they change;
 ``--png FILE`` keeps a picture of the handheld's display up to date. Errors are one line on
@@ -30,13 +32,25 @@ _CLEAR = "\x1b[H\x1b[2J"
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "sim",
-        help="run a simulated popper or handheld (the firmware on the MicroPython unix port)",
+        help="run a simulated popper or handheld (unix port, or --rp2040 for an emulated Pico)",
         description=__doc__.splitlines()[0] if __doc__ else None,
     )
     parser.add_argument("kind", choices=KINDS, help="which board")
+    parser.add_argument(
+        "--rp2040",
+        action="store_true",
+        help="MicroPython's Pico image in an emulated RP2040 (rp2040js), not the unix port",
+    )
+    parser.add_argument(
+        "--micropython",
+        metavar="BASE.uf2",
+        help="with --rp2040: the MicroPython image to build the board on (see popdice uf2)",
+    )
     parser.add_argument("--id", dest="device_id", metavar="ID", help="16 hex digits (random)")
     parser.add_argument(
-        "--flash", metavar="DIR", help="the simulated flash (laid out with the firmware if empty)"
+        "--flash",
+        metavar="DIR",
+        help="the simulated flash, kept across runs (laid out with the firmware if empty)",
     )
     parser.add_argument(
         "--hold",
@@ -56,8 +70,15 @@ def run(args: argparse.Namespace) -> int:
         with _stop_on_signals(stop):
             if args.png and args.kind != "handheld":
                 raise SimulatorError("--png draws the handheld's display: the popper has none")
+            if args.micropython and not args.rp2040:
+                raise SimulatorError("--micropython is for --rp2040 (the unix port has its own)")
             sim = SimulatedPico(
-                args.kind, device_id=args.device_id, flash_dir=args.flash, hold=args.hold
+                args.kind,
+                device_id=args.device_id,
+                flash_dir=args.flash,
+                hold=args.hold,
+                backend="rp2040" if args.rp2040 else "unix",
+                base_image=args.micropython,
             )
             sim.start()
             try:

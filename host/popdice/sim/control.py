@@ -158,6 +158,12 @@ class SimControl:
         (odr_hz, full_scale_g, resolution_bits, rest)."""
         return self._call("accel_stats")
 
+    def emulator(self) -> dict[str, Any]:
+        """The emulated RP2040's own figures (``--rp2040`` only): emulated time ``us``,
+        ``instructions``, ``boots``, ``i2c_transfers``, ``flash`` erases and programs,
+        ``led_frames``, and ``serial``, the recent USB transfers as [direction, us, bytes]."""
+        return self._call("emulator")
+
     def output(self) -> str:
         """What the firmware wrote to stderr across every boot (the last 64 KiB)."""
         return self._call("output")

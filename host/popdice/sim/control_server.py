@@ -2,7 +2,8 @@
 read it, one request per line (the format is in ``protocol``).
 
 Operations: state, press, release, click, feed_accel, set_rest, set_vsys, unplug, plug,
-reset, leds, display, accel_stats, output, mark, subscribe. Each request runs in its own
+reset, leds, display, accel_stats, output, mark, subscribe; and on the emulated RP2040,
+emulator (its emulated clock, instruction count and serial timings). Each request runs in its own
 task, so a long wait (``feed_accel`` with ``wait``) does not hold up the others.
 """
 
@@ -18,6 +19,7 @@ from ..errors import SimulatorError
 from . import protocol
 
 if TYPE_CHECKING:
+    from ..rp2040.core import Rp2040Core
     from .core import SimCore
 
 LINE_LIMIT = 16 << 20
@@ -25,7 +27,7 @@ SUBSCRIBER_BACKLOG = 8 << 20  # bytes: a subscriber further behind than this is 
 
 
 class ControlServer:
-    def __init__(self, path: Path, core: SimCore) -> None:
+    def __init__(self, path: Path, core: SimCore | Rp2040Core) -> None:
         self.path = path
         self._core = core
         self._server: asyncio.AbstractServer | None = None
@@ -126,6 +128,11 @@ class ControlServer:
             return await core.accel_stats()
         if op == "output":
             return core.output.text()
+        if op == "emulator":
+            stats = getattr(core, "emulator_stats", None)
+            if stats is None:
+                raise SimulatorError("the unix-port simulator has no emulated RP2040 to ask")
+            return await stats()
         if op in ("mark", "subscribe"):
             return core.events.seq
         raise SimulatorError(f"unknown control operation {op!r}")

@@ -14,17 +14,17 @@ import os
 import signal
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import SimulatorError
 from . import protocol, wiring
-from .accelfeed import AccelFeeder, check_samples
+from .accelfeed import AccelFeeder
 from .control_server import ControlServer
-from .events import EventLog, OutputRing
+from .events import OutputRing
 from .port import PtyPort
 from .sidechannel import ShimChannel
+from .world import BoardWorld, SimPaths
 
 # The heap of a Pico (shared/spec/hardware.md). The shims standing in for machine and
 # neopixel (in flash on a Pico) take some of it, so the simulator is a little stricter than
@@ -37,17 +37,7 @@ MAX_BACKOFF_S = 5.0
 STATS_TIMEOUT_S = 2.0
 
 
-@dataclass(frozen=True)
-class SimPaths:
-    """Where one simulator keeps its things."""
-
-    flash: Path
-    port_link: Path
-    control: Path
-    hardware: Path
-
-
-class SimCore:
+class SimCore(BoardWorld):
     """One simulated board: its firmware process, its world, and what it shows."""
 
     def __init__(
@@ -59,21 +49,8 @@ class SimCore:
         hold: Sequence[str],
         output: OutputRing,
     ) -> None:
-        self.kind = kind
-        self.device_id = device_id
-        self.paths = paths
+        super().__init__(kind, device_id, paths, hold, output)
         self.micropython = micropython
-        self.events = EventLog()
-        self.output = output
-        self.plugged = False
-        self.boots = 0
-        self.pressed = set(hold)
-        self.vsys_volts = wiring.DEFAULT_VSYS_VOLTS
-        self.rest_g = list(wiring.DEFAULT_REST_G)
-        self.leds: dict[int, tuple[int, bytes]] = {}  # pin -> (bpp, RGB bytes)
-        self.display: dict[str, Any] | None = None
-        self.pwm: dict[int, dict[str, Any]] = {}
-        self.stopped = asyncio.Event()
         self._loop = asyncio.get_running_loop()
         self._proc: asyncio.subprocess.Process | None = None
         self._started_at = 0.0
@@ -240,18 +217,12 @@ class SimCore:
     def on_shim_message(self, message: dict[str, Any]) -> None:
         kind = message.get("t")
         if kind == "leds":
-            rgb = base64.b64decode(message["b64"])
-            self.leds[message["pin"]] = (message["bpp"], rgb)
-            self.events.emit(protocol.LEDS, pin=message["pin"], bpp=message["bpp"], rgb=rgb.hex())
+            self._shows_leds(message["pin"], message["bpp"], base64.b64decode(message["b64"]))
         elif kind == "display":
             state = {k: v for k, v in message.items() if k not in ("t", "b64")}
-            state["buffer"] = message["b64"]
-            self.display = state
-            self.events.emit(protocol.DISPLAY, **state)
+            self._shows_display({**state, "buffer": message["b64"]})
         elif kind == "pwm":
-            state = {k: v for k, v in message.items() if k != "t"}
-            self.pwm[message["pin"]] = state
-            self.events.emit(protocol.PWM, **state)
+            self._shows_pwm({k: v for k, v in message.items() if k != "t"})
         elif kind == "pin":
             self.events.emit(protocol.PIN, pin=message["pin"], value=message["value"])
         elif kind == "accel_done":
@@ -270,33 +241,20 @@ class SimCore:
 
     # --- what the control channel asks for
 
-    def state(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "device_id": self.device_id,
-            "port": str(self.paths.port_link),
-            "plugged": self.plugged,
-            "boots": self.boots,
-            "pid": self._proc.pid if self._proc is not None else None,
-            "flash": str(self.paths.flash),
-            "pressed": sorted(self.pressed),
-            "vsys": self.vsys_volts,
-        }
+    def _pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
 
-    def press(self, button: str) -> None:
-        self._set_button(button, True)
+    def _flash_path(self) -> str:
+        return str(self.paths.flash)
 
-    def release(self, button: str) -> None:
-        self._set_button(button, False)
-
-    def _set_button(self, button: str, pressed: bool) -> None:
-        pin = wiring.button_pin(self.kind, button)
-        if pressed:
-            self.pressed.add(button)
-        else:
-            self.pressed.discard(button)
+    def _drive_button(self, pin: int, pressed: bool) -> None:
         self.shim.send({"t": "drive", "pin": pin, "level": 0 if pressed else None})
-        self.events.emit(protocol.BUTTON, button=button, pressed=pressed)
+
+    def _send_vsys(self, volts: float) -> None:
+        self.shim.send({"t": "vsys", "volts": volts})
+
+    def _send_rest(self, vector: list[float]) -> None:
+        self.shim.send({"t": "rest", "g": vector})
 
     async def click(self, button: str, hold_ms: float) -> None:
         self.press(button)
@@ -309,22 +267,6 @@ class SimCore:
         if batch.done is not None:
             await batch.done
         return batch.id
-
-    def set_rest(self, vector: Sequence[float]) -> None:
-        self._need_accelerometer()
-        self.rest_g = check_samples([vector])
-        self.shim.send({"t": "rest", "g": self.rest_g})
-
-    def set_vsys(self, volts: float) -> None:
-        volts = float(volts)
-        if not 0 <= volts <= 6:
-            raise SimulatorError(f"VSYS of {volts} V is outside 0..6 V")
-        self.vsys_volts = volts
-        self.shim.send({"t": "vsys", "volts": volts})
-
-    def _need_accelerometer(self) -> None:
-        if self.kind != "popper":
-            raise SimulatorError(f"the {self.kind} has no accelerometer")
 
     async def unplug(self) -> None:
         if self.plugged:
@@ -345,13 +287,6 @@ class SimCore:
         self._kill()
         self._wake_life.set()
         await self._spawned.wait()
-
-    def leds_frame(self) -> dict[str, Any]:
-        bpp, rgb = self.leds.get(wiring.LED_DATA_PIN, (3, b""))
-        return {"pin": wiring.LED_DATA_PIN, "bpp": bpp, "rgb": rgb.hex()}
-
-    def display_state(self) -> dict[str, Any] | None:
-        return self.display
 
     async def accel_stats(self) -> dict[str, Any]:
         self._need_accelerometer()

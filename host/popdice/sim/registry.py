@@ -26,6 +26,7 @@ class SimEntry:
     port: str
     control: str
     pid: int
+    backend: str = "unix"
 
 
 def runtime_dir() -> Path:

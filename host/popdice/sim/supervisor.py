@@ -1,9 +1,14 @@
-"""SimulatedPico: the unchanged firmware on the MicroPython unix port, as a board on a pty.
+"""SimulatedPico: the unchanged firmware as a board on a pty, on one of two backends.
 
-``start()`` lays out the simulated flash, opens the serial port and spawns the firmware; a
-thread of the creating process supervises it from then on (reboots, the control and
-hardware channels) until ``stop()``. ``port`` is what a host opens with
-``serial.Serial(port)``; ``control_path`` is for ``SimControl``.
+- ``unix`` (the default): the MicroPython unix port, with stand-ins for ``machine``,
+  ``neopixel`` and ``rp2`` (fast: every test runs here);
+- ``rp2040``: MicroPython's own image for the Pico in an emulated RP2040 (rp2040js), with
+  models of the parts on its pins (the closest thing to a board: its figures count).
+
+``start()`` lays out the simulated flash, opens the serial port and starts the board; a
+thread of the creating process supervises it from then on (reboots, the control channel)
+until ``stop()``. ``port`` is what a host opens with ``serial.Serial(port)``;
+``control_path`` is for ``SimControl``; both backends serve the same control operations.
 """
 
 from __future__ import annotations
@@ -21,16 +26,22 @@ import threading
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import PopdiceError, SimulatorError
 from . import registry, wiring
 from .control import SimControl
-from .core import SimCore, SimPaths
+from .core import SimCore
 from .events import OutputRing
+from .world import SimPaths
+
+if TYPE_CHECKING:
+    from ..rp2040.core import Rp2040Core
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
 SOCKET_PATH_MAX = 107  # sun_path, less its terminating NUL
+BACKENDS = ("unix", "rp2040")
 _running: weakref.WeakSet[SimulatedPico] = weakref.WeakSet()
 
 
@@ -63,8 +74,14 @@ class SimulatedPico:
         flash_dir: str | os.PathLike[str] | None = None,
         hold: Iterable[str] = (),
         micropython: str | None = None,
+        backend: str = "unix",
+        base_image: str | os.PathLike[str] | None = None,
     ) -> None:
         self.kind = wiring.check_kind(kind)
+        if backend not in BACKENDS:
+            raise SimulatorError(f"unknown simulator backend {backend!r} (unix or rp2040)")
+        self.backend = backend
+        self._base_image = base_image
         device_id = secrets.token_hex(8) if device_id is None else device_id.lower()
         if not re.fullmatch(r"[0-9a-f]{16}", device_id):
             raise SimulatorError(f"device id {device_id!r} is not 16 hex digits")
@@ -86,7 +103,7 @@ class SimulatedPico:
         self._own_flash = False
         self._output = OutputRing()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._core: SimCore | None = None
+        self._core: SimCore | Rp2040Core | None = None
         self._thread: threading.Thread | None = None
 
     # --- lifecycle
@@ -95,7 +112,9 @@ class SimulatedPico:
         """Returns once the firmware process has been spawned."""
         if self._thread is not None:
             raise SimulatorError("this simulator is already running")
-        micropython = find_micropython(self._micropython)
+        micropython = find_micropython(self._micropython) if self.backend == "unix" else ""
+        if self.backend == "rp2040":
+            _check_emulator()
         other = registry.find(self.kind, self.device_id)
         if other is not None:
             raise SimulatorError(
@@ -133,6 +152,7 @@ class SimulatedPico:
                 port=self.port,
                 control=self.control_path,
                 pid=os.getpid(),
+                backend=self.backend,
             )
         )
         _running.add(self)
@@ -169,6 +189,25 @@ class SimulatedPico:
         """A new client of this simulator's control channel (close it when done)."""
         return SimControl(self.control_path, timeout)
 
+    def flash_files(self) -> dict[str, bytes]:
+        """What the board's filesystem holds now (path -> contents), on either backend."""
+        folder = self.flash_dir
+        if folder is None:
+            raise SimulatorError("this simulator has no flash (it is not running)")
+        if self.backend == "unix":
+            return {
+                p.relative_to(folder).as_posix(): p.read_bytes()
+                for p in sorted(folder.rglob("*"))
+                if p.is_file()
+            }
+        from ..rp2040.base import load_base
+        from ..rp2040.board_image import read_filesystem
+        from ..rp2040.core import FLASH_FILE
+
+        base = load_base(self._base_image)
+        image = (folder / FLASH_FILE).read_bytes()
+        return read_filesystem(image[base.fs_offset : base.fs_offset + base.fs_size])
+
     def output(self) -> str:
         """The firmware's stderr across every boot (also after stop: for test reports)."""
         return self._output.text()
@@ -182,15 +221,29 @@ class SimulatedPico:
         else:
             self.flash_dir = self._explicit_flash
             self.flash_dir.mkdir(parents=True, exist_ok=True)
-        if not (self.flash_dir / "main.py").exists():
-            from ..firmware import install_tree
+        try:
+            if self.backend == "rp2040":
+                self._prepare_rp2040_flash(self.flash_dir)
+            elif not (self.flash_dir / "main.py").exists():
+                from ..firmware import install_tree
 
-            try:
                 install_tree(self.kind, self.flash_dir)
-            except (PopdiceError, OSError) as error:
-                self._cleanup()
-                raise SimulatorError(f"cannot lay out the simulated flash: {error}") from None
+        except (PopdiceError, OSError) as error:
+            self._cleanup()
+            raise SimulatorError(f"cannot lay out the simulated flash: {error}") from None
         return self.flash_dir
+
+    def _prepare_rp2040_flash(self, folder: Path) -> None:
+        """The emulated chip's flash (``flash.bin``): the board's UF2 image, when not there."""
+        from ..rp2040.base import load_base
+        from ..rp2040.board_image import board_flash
+        from ..rp2040.core import FLASH_FILE
+
+        target = folder / FLASH_FILE
+        if target.exists():
+            return
+        image = board_flash(self.kind, load_base(self._base_image), registry.runtime_dir())
+        target.write_bytes(image)
 
     def _supervise(
         self, paths: SimPaths, micropython: str, started: concurrent.futures.Future[None]
@@ -218,8 +271,15 @@ class SimulatedPico:
             self._loop = None
             loop.close()
 
-    async def _start_core(self, paths: SimPaths, micropython: str) -> SimCore:
-        core = SimCore(self.kind, self.device_id, paths, micropython, self.hold, self._output)
+    async def _start_core(self, paths: SimPaths, micropython: str) -> SimCore | Rp2040Core:
+        if self.backend == "rp2040":
+            from ..rp2040.core import Rp2040Core
+
+            core: SimCore | Rp2040Core = Rp2040Core(
+                self.kind, self.device_id, paths, self.hold, self._output
+            )
+        else:
+            core = SimCore(self.kind, self.device_id, paths, micropython, self.hold, self._output)
         await core.start()
         return core
 
@@ -229,6 +289,15 @@ class SimulatedPico:
             shutil.rmtree(self.flash_dir, ignore_errors=True)
             self.flash_dir = None
             self._own_flash = False
+
+
+def _check_emulator() -> None:
+    """Node, rp2040js and the bootrom are there, or one line saying what is missing."""
+    from ..rp2040 import tools
+
+    tools.node_executable()
+    tools.rp2040js_dir()
+    tools.bootrom()
 
 
 @atexit.register

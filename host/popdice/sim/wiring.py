@@ -16,6 +16,7 @@ BUTTONS: dict[str, dict[str, int]] = {
     "handheld": {"roll": 14, "peek": 15, "reveal": 13},
 }
 
+ACCEL_INT1_PIN = 6  # popper: the LIS3DH's data-ready interrupt
 LED_DATA_PIN = 2  # popper: one WS2812B chain, 5 dice x 3x3, die 0 first, row by row
 LED_COUNT = 45
 DICE = 5
@@ -23,6 +24,8 @@ BUZZER_PIN = 15  # popper: piezo on PWM
 
 DISPLAY_WIDTH = 128  # handheld: SSD1306 on I2C0
 DISPLAY_HEIGHT = 64
+
+VSYS_ADC_CHANNEL = 3  # handheld: GP29, VSYS through a 1/3 divider
 
 DEFAULT_VSYS_VOLTS = 4.8  # USB power through the Pico's Schottky diode
 DEFAULT_REST_G = (0.0, 0.0, 1.0)  # the popper lying flat

@@ -1,0 +1,102 @@
+"""The MicroPython base image a board's UF2 is built on: where it is, and whether it will do.
+
+A base is an RP2040 UF2 of MicroPython 1.23 or newer (the firmware's ``.mpy`` files are of
+the format those releases load). Its binary info says its version, its board and where its
+filesystem lies in flash; the board's files go there. Without ``--micropython`` the base is
+``$POPDICE_MICROPYTHON_UF2``, else the image kept beside a checkout of this project
+(``../shared/rp2/RPI_PICO-micropython.uf2``, or that path a level or two further up).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import bininfo
+from .uf2 import FAMILY_RP2040, Segment, Uf2Error, read_uf2
+
+ENV_BASE = "POPDICE_MICROPYTHON_UF2"
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+CHECKOUT_BASE = Path("shared") / "rp2" / "RPI_PICO-micropython.uf2"  # beside a checkout
+CHECKOUT_LEVELS = 3  # how far above the checkout to look for it
+FLASH_ADDRESS = 0x10000000
+OLDEST_MICROPYTHON = (1, 23)  # .mpy format 6.3, which mpy-cross 1.23 and newer write
+DOWNLOAD_HINT = (
+    "download MicroPython for the Raspberry Pi Pico (RPI_PICO, a .uf2) from "
+    "https://micropython.org/download/RPI_PICO/ and pass it with --micropython FILE "
+    f"or ${ENV_BASE}"
+)
+
+
+@dataclass(frozen=True)
+class MicroPythonBase:
+    """A checked MicroPython image for the RP2040."""
+
+    path: Path
+    segments: list[Segment]
+    version: str
+    board: str
+    fs_address: int
+    fs_size: int
+
+    @property
+    def fs_offset(self) -> int:
+        """Where the filesystem starts, counted from the start of flash."""
+        return self.fs_address - FLASH_ADDRESS
+
+    def describe(self) -> str:
+        return f"MicroPython {self.version} for {self.board}"
+
+
+def default_base_path() -> Path:
+    explicit = os.environ.get(ENV_BASE)
+    if explicit:
+        return Path(explicit)
+    for folder in PROJECT_ROOT.parents[:CHECKOUT_LEVELS]:
+        candidate = folder / CHECKOUT_BASE
+        if candidate.is_file():
+            return candidate
+    raise Uf2Error(f"no MicroPython base image: {DOWNLOAD_HINT}")
+
+
+def load_base(path: str | os.PathLike[str] | None = None) -> MicroPythonBase:
+    """The base at ``path`` (or the default one), checked; Uf2Error says what is wrong."""
+    where = Path(path) if path is not None else default_base_path()
+    try:
+        raw = where.read_bytes()
+    except OSError as error:
+        raise Uf2Error(f"cannot read the MicroPython image {where}: {error.strerror}") from None
+    segments = read_uf2(raw, str(where), FAMILY_RP2040)
+    image = segments[0]
+    if image.address != FLASH_ADDRESS:
+        raise Uf2Error(f"{where} does not start at the start of flash: not a bootable image")
+    info = bininfo.read_binary_info(image.data, FLASH_ADDRESS)
+    if info is None:
+        raise Uf2Error(f"{where} is an RP2040 image without binary info: not MicroPython")
+    program = info.string(bininfo.ID_PROGRAM_NAME)
+    if program != "MicroPython":
+        raise Uf2Error(
+            f"{where} is an RP2040 image of {program or 'an unnamed program'}, not MicroPython"
+        )
+    version = info.string(bininfo.ID_PROGRAM_VERSION) or "(no version)"
+    found = re.match(r"v?(\d+)\.(\d+)", version)
+    if found is None or (int(found[1]), int(found[2])) < OLDEST_MICROPYTHON:
+        oldest = ".".join(map(str, OLDEST_MICROPYTHON))
+        raise Uf2Error(f"{where} is MicroPython {version}: the firmware needs {oldest} or newer")
+    filesystems = [d for d in info.block_devices if d.name == "MicroPython"]
+    if not filesystems:
+        raise Uf2Error(f"{where} does not say where MicroPython's filesystem lies in flash")
+    fs = filesystems[0]
+    code_end = max(s.end for s in segments)
+    if fs.address < code_end:
+        raise Uf2Error(f"{where}: the image runs into its own filesystem at 0x{fs.address:08x}")
+    return MicroPythonBase(
+        path=where,
+        segments=segments,
+        version=version,
+        board=info.string(bininfo.ID_PICO_BOARD) or "an unnamed board",
+        fs_address=fs.address,
+        fs_size=fs.size,
+    )

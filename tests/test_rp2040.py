@@ -1,0 +1,126 @@
+"""The emulated Pico itself: MicroPython's own image for the RP2040 in rp2040js, with the
+parts on its pins. Runs with ``--device rp2040`` (the second pass of ``make test``)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_device_link import mpremote_exec
+
+from popdice.client import connect_when_ready
+from popdice.sim.supervisor import SimulatedPico
+
+pytestmark = pytest.mark.rp2040_tier
+POPDICE = str(Path(sys.executable).with_name("popdice"))
+MPREMOTE = str(Path(sys.executable).with_name("mpremote"))
+
+
+@pytest.fixture(autouse=True)
+def emulator(sim_backend):
+    if sim_backend != "rp2040":
+        pytest.skip("tests the emulated RP2040: run with --device rp2040")
+
+
+def test_the_emulated_sensor_runs_at_400_hz_of_the_chips_own_clock(popper_dut):
+    popper = popper_dut.client
+    popper.timing(reset=True)
+    popper_dut.control.feed_accel([(0.0, 0.0, 1.0)] * 400, wait=True)
+    timing = popper.timing()
+    assert timing.samples >= 400
+    assert 2450 <= timing.gap_us.mean <= 2550  # ticks_us on the chip: 1/400 s apart
+    assert timing.detect_us.n == timing.samples and timing.detect_us.mean > 0
+    assert timing.sample_us.mean > timing.detect_us.mean  # the I2C read takes time too
+
+
+def test_the_device_id_is_the_flash_chips_unique_id():
+    sim = SimulatedPico("popper", device_id="0123456789abcdef", backend="rp2040")
+    with sim, connect_when_ready(sim.port, 60) as client:
+        assert client.info.device_id == "0123456789abcdef"
+
+
+def test_a_pop_clicks_the_buzzer(popper_dut):
+    control = popper_dut.control
+    mark = control.mark()
+    popper_dut.client.pop()
+    on = control.wait_for("pwm", lambda e: e["on"], timeout=10, after=mark)
+    assert on["pin"] == 15 and abs(on["freq"] - 2200) < 25 and on["duty_u16"] > 30000
+    off = control.wait_for("pwm", lambda e: not e["on"], timeout=10, after=on.seq)
+    assert 5000 <= off["us"] - on["us"] <= 20000  # the firmware's 6 ms click
+
+
+def test_machine_reset_reboots_the_chip_and_the_firmware_comes_back(popper_dut):
+    boots = popper_dut.control.state().boots
+    popper_dut.client.enter_repl()
+    mark = popper_dut.control.mark()
+    command = "import machine; machine.reset()"
+    subprocess.run(
+        [MPREMOTE, "connect", popper_dut.port, "resume", "exec", "--no-follow", command],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    exit_ = popper_dut.control.wait_for("exit", timeout=30, after=mark)
+    assert exit_["reason"] == "machine.reset()"
+    popper_dut.control.wait_for("boot", timeout=30, after=exit_.seq)
+    with connect_when_ready(popper_dut.port, 60) as fresh:
+        assert fresh.counter() == 1
+    assert popper_dut.control.state().boots == boots + 1
+
+
+def test_popdice_sim_rp2040_runs_a_board_until_sigterm(tmp_path):
+    proc = subprocess.Popen(
+        [
+            POPDICE,
+            "sim",
+            "handheld",
+            "--rp2040",
+            "--id",
+            "00000000feedf00d",
+            "--flash",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        port = proc.stdout.readline().strip()
+        assert proc.stdout.readline().startswith("control: ")
+        assert proc.stdout.readline().strip() == "device id: 00000000feedf00d"
+        with connect_when_ready(port, 60) as client:
+            assert client.info.board == "handheld"
+            assert client.status().extra["vsys_mv"] > 4000  # the ADC reads VSYS / 3
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(30)
+    assert code == 0, proc.stderr.read() if proc.stderr else ""
+    assert (tmp_path / "flash.bin").stat().st_size == 2 * 1024 * 1024  # kept for next time
+
+
+def test_the_flash_keeps_what_the_board_wrote_across_runs(tmp_path):
+    with SimulatedPico("popper", flash_dir=tmp_path, backend="rp2040") as sim:
+        with connect_when_ready(sim.port, 60) as client:
+            client.enter_repl()
+        mpremote_exec(sim.port, "f = open('note.txt', 'w'); f.write('kept'); f.close()")
+    with SimulatedPico("popper", flash_dir=tmp_path, backend="rp2040") as sim:
+        assert sim.flash_files()["note.txt"] == b"kept"
+        with connect_when_ready(sim.port, 60) as client:
+            assert client.info.board == "popper"
+
+
+def test_a_burst_of_large_events_arrives_whole_and_in_order(popper_dut):
+    popper = popper_dut.client
+    popper.burst(60, pad=300)
+    seen = []
+    while len(seen) < 60:
+        event = popper.next_event(30)
+        assert event is not None, f"{len(seen)} of 60 burst events came"
+        if getattr(event, "kind", None) == "burst":
+            seen.append(event.data["i"])
+    assert seen == list(range(60))
+    assert popper.status().link["events_dropped"] == 0
