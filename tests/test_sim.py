@@ -183,6 +183,25 @@ def test_buttons_drive_the_firmware_and_leds_are_reported(popper: SimulatedPico)
             control.press("peek")
 
 
+def test_a_wait_may_ask_the_simulator_while_events_keep_coming(popper: SimulatedPico) -> None:
+    # Each press and release in the predicate makes an event, which arrives while the
+    # predicate's own request waits for its reply: the wait must not hold the channel.
+    asked = []
+
+    def presses_then_matches(event) -> bool:
+        asked.append(control.state().pressed)
+        if len(asked) < 4:
+            control.press("mode") if len(asked) % 2 else control.release("mode")
+            return False
+        return True
+
+    with popper.control(timeout=5) as control:
+        mark = control.mark()
+        control.click("mode", hold_ms=1)
+        control.wait_for("button", presses_then_matches, timeout=10, after=mark)
+    assert asked[:2] == [(), ("mode",)]
+
+
 def test_fed_motion_reaches_the_firmware_in_lockstep(popper: SimulatedPico) -> None:
     with popper.control() as control, open_port(popper) as port:
         sync(port, popper)

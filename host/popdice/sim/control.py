@@ -205,26 +205,31 @@ class SimControl:
         timeout: float = 0.0,
         after: int | None = None,
     ) -> SimEvent | None:
-        """Like ``wait_for``, but None when nothing matches within ``timeout``."""
+        """Like ``wait_for``, but None when nothing matches within ``timeout``.
+
+        The predicate runs without the channel's lock held, so it may ask the simulator
+        something itself (``control.leds()``) while events keep coming in."""
         wanted = _kinds(kinds)
         seen = self._after if after is None else after
         deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                for event in self._events:
-                    if event.seq <= seen:
-                        continue
-                    seen = event.seq
-                    if wanted is not None and event.kind not in wanted:
-                        continue
-                    if predicate is None or predicate(event):
-                        return event
-                if self._closed:
-                    raise SimulatorError("the simulator's control channel closed")
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return None
-                self._changed.wait(remaining)
+        while True:
+            with self._changed:
+                fresh = [e for e in self._events if e.seq > seen]
+                closed = self._closed
+            for event in fresh:
+                seen = event.seq
+                if wanted is not None and event.kind not in wanted:
+                    continue
+                if predicate is None or predicate(event):
+                    return event
+            if closed:
+                raise SimulatorError("the simulator's control channel closed")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            with self._changed:
+                if not self._closed and (not self._events or self._events[-1].seq <= seen):
+                    self._changed.wait(remaining)
 
     # --- the channel
 
