@@ -20,6 +20,7 @@ _STATUS_ZYXOR = const(0x80)
 _AUTO_INCREMENT = const(0x80)
 
 _ODR_400HZ_XYZ = const(0x77)  # ODR 0111 = 400 Hz, normal power, X, Y and Z enabled
+SAMPLE_PERIOD_US = const(2500)  # 1 / 400 Hz
 _INT1_DATA_READY = const(0x10)  # I1_ZYXDA
 _BDU_8G_HIGH_RES = const(0xA8)  # block data update, FS 10 = ±8 g, HR
 _MG_PER_DIGIT = const(4)  # ±8 g in high-resolution (12-bit) mode

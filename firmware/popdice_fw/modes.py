@@ -53,12 +53,30 @@ def face_index(value):
 
 
 def draw(mode, result, leds):
-    """Puts ``result`` (a roll of ``mode``) into the LED frame."""
-    leds.clear()
-    for die, value in enumerate(result):
+    """Puts ``result`` (a roll of ``mode``) into the LED frame; dice it lacks are dark."""
+    for die in range(leds.dice):
+        if die >= len(result):
+            leds.dark(die)
+            continue
+        value = result[die]
         if mode == POPALOTSY:
             leds.pips(die, value[_NUMBER], value[_COLOUR])
         elif _NUMBER in value:
             leds.pips(die, value[_NUMBER], "white")
         else:
             leds.face(die, value[_COLOUR])
+
+
+def tumble(mode, leds, face):
+    """Puts a face of ``face(6)`` (1-6) on each die of ``mode``: a frame of the tumble,
+    drawn as ``draw`` would draw a roll, without building one."""
+    kinds = _KINDS[mode]
+    for die in range(leds.dice):
+        if die >= len(kinds):
+            leds.dark(die)
+        elif kinds[die] == _COLOUR:
+            leds.face(die, COLOURS[face(6) - 1])
+        elif mode == POPALOTSY:
+            leds.pips(die, face(6), POPALOTSY_COLOURS[die])
+        else:
+            leds.pips(die, face(6), "white")

@@ -2,15 +2,18 @@
 
 Tasks, one per concern: the sensor (each LIS3DH sample through the press detector; it
 polls INT1's level with ``sleep_ms``, which allocates nothing, where waiting on a
-ThreadSafeFlag would allocate a coroutine per sample), the pops (roll, event, tumble
-animation, result), the buttons (the mode button's short press: next game mode) and the
-link. Commands: ``mode``, ``pop``, ``reroll``, ``settings``, ``roll_counts``, ``timing``
-(what a sample costs: the detector alone and the whole sample path, in microseconds of this
-chip, and the samples the sensor overwrote before they were read), and ``status`` with the
+ThreadSafeFlag would allocate a coroutine per sample), the pops (roll, then the event once
+the lights have started), the lights (tumble animation, result), the buzzer (a click a pop),
+the buttons (the mode button's short press: next game mode) and the link.
+
+Commands: ``mode``, ``pop``, ``reroll``, ``settings``, ``roll_counts``, ``timing`` (what a
+sample costs: the detector alone and the whole sample path, in microseconds of this chip,
+and how many samples the sensor overwrote before they were read), and ``status`` with the
 sensor's figures.
 """
 
 import asyncio
+import random
 import time
 
 from micropython import const
@@ -21,7 +24,7 @@ from popdice_fw.device import Device, int_arg
 from popdice_fw.dice import Dice
 from popdice_fw.leds import LedDice
 from popdice_fw.link import BAD_ARGS, CommandError
-from popdice_fw.lis3dh import Lis3dh
+from popdice_fw.lis3dh import SAMPLE_PERIOD_US, Lis3dh
 from popdice_fw.meter import CostMeter
 from popdice_fw.press import PressDetector
 
@@ -30,6 +33,7 @@ _TUMBLE_FRAME_MS = const(45)
 _CLICK_MS = const(6)
 _CLICK_HZ = const(2200)
 _ROLL_COUNTS_MAX = const(20000)
+_SAMPLE_WAIT_MS = const(4)  # the lights wait at most this long for a sample to be read
 _ROLL_SLICE_US = const(1000)  # rolling yields to the sensor and the link at least this often
 
 NO_ROLL = "no_roll"
@@ -68,6 +72,8 @@ class Popper(Device):
         self._pop_wanted = asyncio.Event()
         self._pop_source = None
         self._show = asyncio.Event()
+        self._sampled = asyncio.Event()
+        self._click_wanted = asyncio.Event()
         self.commands["mode"] = self.cmd_mode
         self.commands["pop"] = self.cmd_pop
         self.commands["reroll"] = self.cmd_reroll
@@ -79,15 +85,19 @@ class Popper(Device):
         tasks = super().tasks() + [self._pops(), self._lights()]
         if self.accel is not None:
             tasks.append(self._sense())
+        if self.buzzer is not None:
+            tasks.append(self._clicks())
         return tasks
 
     # -- the sensor ----------------------------------------------------------------
 
     async def _sense(self):
         ready = self.accel_int
+        sampled = self._sampled
         while True:
             if ready.value():
                 self.on_sample()
+                sampled.set()
                 await asyncio.sleep_ms(0)
             else:
                 await asyncio.sleep_ms(1)
@@ -98,12 +108,16 @@ class Popper(Device):
         if accel is None:
             return
         started = time.ticks_us()
+        gap = time.ticks_diff(started, self._last_sample_us)
         if self.samples:
-            self.sample_gap.add(time.ticks_diff(started, self._last_sample_us))
+            self.sample_gap.add(gap)
         self._last_sample_us = started
         accel.read()
         if accel.overrun:
-            self.overruns += 1
+            # The part flags an overwrite once, however many samples it overwrote: the gap
+            # since the last read says how many that was.
+            missed = gap // SAMPLE_PERIOD_US - 1 if self.samples else 1
+            self.overruns += missed if missed > 1 else 1
         self.samples += 1
         detecting = time.ticks_us()
         pressed = self.detector.update(accel.x, accel.y, accel.z)
@@ -120,12 +134,18 @@ class Popper(Device):
         while True:
             await self._pop_wanted.wait()
             self._pop_wanted.clear()
-            self.pop(self._pop_source or "press")
+            self._roll()
+            await asyncio.sleep_ms(0)  # the lights start before the event is encoded
+            self._announce(self._pop_source or "press", None)
 
     def pop(self, source):
-        """Rolls every die of the mode, tells the host, and starts the show."""
-        self.result = modes.roll(self.mode, self.dice)
+        """Rolls every die of the mode, starts the show, and tells the host."""
+        self._roll()
         return self._announce(source, None)
+
+    def _roll(self):
+        self.result = modes.roll(self.mode, self.dice)
+        self._show.set()
 
     def _announce(self, source, rerolled):
         self.roll_id += 1
@@ -134,7 +154,6 @@ class Popper(Device):
         if rerolled is not None:
             value["reroll"] = rerolled
         self.link.emit("pop", value)
-        self._show.set()
         return value
 
     async def _lights(self):
@@ -142,17 +161,33 @@ class Popper(Device):
         while True:
             await self._show.wait()
             self._show.clear()
-            await self._click()
+            self._click_wanted.set()
             if self.animation:
-                for _ in range(_TUMBLE_FRAMES):
-                    modes.draw(self.mode, modes.roll(self.mode, self.dice), self.leds)
+                for frame in range(_TUMBLE_FRAMES):
+                    modes.tumble(self.mode, self.leds, _tumble_face)
+                    if frame:
+                        await self._after_a_sample()
                     self.leds.show()
                     await asyncio.sleep_ms(_TUMBLE_FRAME_MS)
                     if self._show.is_set():
                         break
+                await self._after_a_sample()
             if self.result is not None:
                 modes.draw(self.mode, self.result, self.leds)
                 self.leds.show()
+
+    async def _after_a_sample(self):
+        """Returns just after the sensor has read a sample. Writing the strip keeps
+        interrupts off for about 1.4 ms; started right after a read, it ends before the
+        next sample is due, where started at any moment it can make the sensor miss one.
+        (The first frame of a pop needs no wait: a press pops right after a read.)"""
+        if self.accel is None:
+            return
+        self._sampled.clear()
+        try:
+            await asyncio.wait_for_ms(self._sampled.wait(), _SAMPLE_WAIT_MS)
+        except asyncio.TimeoutError:
+            pass  # no samples coming (a stalled sensor): show it anyway
 
     def _redraw(self):
         if self.result is None:
@@ -167,12 +202,16 @@ class Popper(Device):
         modes.draw(self.mode, idle, self.leds)
         self.leds.show()
 
-    async def _click(self):
-        if self.buzzer is not None:
-            self.buzzer.freq(_CLICK_HZ)
-            self.buzzer.duty_u16(32768)
+    async def _clicks(self):
+        """The buzzer clicks once a pop, beside the first frame of its show."""
+        buzzer = self.buzzer
+        while True:
+            await self._click_wanted.wait()
+            self._click_wanted.clear()
+            buzzer.freq(_CLICK_HZ)
+            buzzer.duty_u16(32768)
             await asyncio.sleep_ms(_CLICK_MS)
-            self.buzzer.duty_u16(0)
+            buzzer.duty_u16(0)
 
     # -- the mode button -----------------------------------------------------------
 
@@ -210,6 +249,7 @@ class Popper(Device):
             raise CommandError(NO_ROLL, "nothing to reroll: no pop since the mode was set")
         die = int_arg(args, "die", 0, len(self.result) - 1)
         self.result[die] = modes.roll_die(self.mode, die, self.dice)
+        self._show.set()
         return self._announce("host", die)
 
     def cmd_settings(self, args):
@@ -280,6 +320,12 @@ class Popper(Device):
             }
         )
         return status
+
+
+def _tumble_face(sides):
+    """A face of the tumble, which need not be fair: ``random`` costs a fraction of a roll
+    from ``os.urandom`` with rejection sampling."""
+    return random.randint(1, sides)
 
 
 class _Ones:

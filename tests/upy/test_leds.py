@@ -1,21 +1,8 @@
 """The LED dice inside MicroPython: pip layout, colours, brightness and the current cap."""
 
+from fakestrip import Strip
+
 from popdice_fw.leds import PIPS, RGB, LedDice, frame_milliamps
-
-
-class Strip:
-    def __init__(self, n=45):
-        self.values = [(0, 0, 0)] * n
-        self.writes = 0
-
-    def __len__(self):
-        return len(self.values)
-
-    def __setitem__(self, i, rgb):
-        self.values[i] = rgb
-
-    def write(self):
-        self.writes += 1
 
 
 def lit(strip, die):
@@ -66,7 +53,9 @@ def test_a_frame_over_the_cap_is_scaled_under_it():
     dice = LedDice(strip, brightness=255, cap_ma=400)
     for die in range(5):
         dice.face(die, "white")
-    assert frame_milliamps(dice.frame) == 2700
+    dice.cap_ma = 10000
+    assert frame_milliamps(dice.limit()) == 2700 and dice.frames_capped == 0
+    dice.cap_ma = 400
     dice.show()
     assert dice.last_ma <= 400 and dice.frames_capped == 1
     assert strip.values[0][0] == strip.values[0][1] > 0
@@ -95,3 +84,54 @@ def test_every_frame_the_popper_can_show_stays_under_the_cap():
                 dice.face(2, first)
                 dice.face(3, second)
                 assert frame_milliamps(dice.limit()) <= dice.cap_ma
+
+
+def test_the_strip_gets_what_is_shown_in_its_wire_order():
+    strip = Strip()
+    dice = LedDice(strip, brightness=200, cap_ma=10000)
+    dice.pips(1, 5, "orange")
+    dice.face(4, "blue")
+    dice.show()
+    shown = dice.shown
+    assert strip.values == [tuple(shown[3 * i : 3 * i + 3]) for i in range(45)]
+    assert strip.buf[27:30] == bytes([72 * 200 // 255, 255 * 200 // 255, 0])  # G, R, B
+    dice.cap_ma = 400
+    for die in range(5):  # a capped frame too
+        dice.face(die, "white")
+    dice.show()
+    assert dice.frames_capped == 1 and dice.last_ma <= 400
+    assert strip.values == [tuple(dice.shown[3 * i : 3 * i + 3]) for i in range(45)]
+
+
+def test_a_new_brightness_applies_to_the_faces_already_drawn():
+    strip = Strip()
+    dice = LedDice(strip, brightness=255, cap_ma=10000)
+    dice.pips(0, 1, "white")
+    dice.show()
+    assert strip.values[4] == (255, 255, 255)
+    dice.brightness = 100
+    dice.show()
+    assert strip.values[4] == (100, 100, 100) and dice.brightness == 100
+
+
+def test_drawing_over_a_die_replaces_it_whole():
+    strip = Strip()
+    dice = LedDice(strip, brightness=255, cap_ma=10000)
+    dice.face(2, "green")
+    dice.pips(2, 2, "red")
+    dice.show()
+    assert lit(strip, 2) == [0, 8] and strip.values[18] == (255, 0, 0)
+    dice.clear()
+    dice.show()
+    assert not any(dice.shown) and not any(strip.buf)
+
+
+def test_an_unknown_colour_is_refused_when_drawn():
+    dice = LedDice(Strip())
+    try:
+        dice.face(0, "mauve")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an unknown colour was drawn")
+    dice.show()  # what was drawn before still shows

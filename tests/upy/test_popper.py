@@ -2,9 +2,11 @@
 
 import asyncio
 import gc
+import time
 
 import micropython
 from fakeport import FakePort
+from fakestrip import Strip
 from simbus import NoAllocBus
 
 from popdice_fw import modes
@@ -21,21 +23,6 @@ class Level:
 
     def value(self):
         return self.level
-
-
-class Strip:
-    def __init__(self):
-        self.frames = 0
-        self.values = [(0, 0, 0)] * 45
-
-    def __len__(self):
-        return 45
-
-    def __setitem__(self, i, rgb):
-        self.values[i] = rgb
-
-    def write(self):
-        self.frames += 1
 
 
 class Presses:
@@ -84,6 +71,14 @@ def test_overruns_are_the_samples_the_sensor_says_it_overwrote():
     for _ in range(5):
         late.on_sample()
     assert late.overruns == 5 and late.status()["overruns"] == 5
+
+
+def test_a_late_read_counts_every_sample_the_sensor_overwrote_meanwhile():
+    app = popper(sample=OVERRUN)
+    app.on_sample()
+    time.sleep_ms(11)  # four more samples latched (2.5 ms apart), three of them overwritten
+    app.on_sample()
+    assert app.overruns == 1 + 3
 
 
 def test_timing_reports_each_samples_cost_and_resets():
