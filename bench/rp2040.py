@@ -29,6 +29,7 @@ from popdice.link import Event
 from popdice.popper import Popper
 from popdice.sim.supervisor import SimulatedPico
 from popdice.traces import scenes
+from popdice.traces.runner import run_detector
 
 REST = (0.0, 0.0, 1.0)
 SAMPLE_US = 2500
@@ -47,12 +48,17 @@ def feed(control, samples) -> dict:
     return control.wait_for("accel_done", lambda e: e["batch"] == batch, timeout=10, after=0)
 
 
-def figures(timing) -> str:
-    return (
-        f"detector {timing.detect_us.mean} / {timing.detect_us.max} us, "
-        f"sample {timing.sample_us.mean} / {timing.sample_us.max} us, "
-        f"{timing.overruns} overruns in {timing.samples} samples"
-    )
+def spread(values: list[float]) -> str:
+    """Median and range of times in ms."""
+    if not values:
+        return "-"
+    return f"{statistics.median(values):.1f} ({min(values):.1f}-{max(values):.1f}) ms"
+
+
+def lost(timing) -> str:
+    """Samples the LIS3DH overwrote before they were read, of all it took."""
+    due = timing.samples + timing.overruns
+    return f"{timing.overruns} of {due} ({timing.overruns / due:.1%})"
 
 
 def measure_popper(presses: int, first_seed: int) -> dict:
@@ -70,9 +76,11 @@ def measure_popper(presses: int, first_seed: int) -> dict:
 
         popper.timing(reset=True)
         latencies = []
+        deciding = []
         pops = 0
         for seed in range(first_seed, first_seed + presses):
             trace = scenes.press_trace(seed=seed)
+            decided = run_detector(trace.samples_g).indices  # the same detector, unix port
             mark = control.mark()
             done = feed(control, trace.samples_g)
             onset_us = done["first_us"] + (trace.press_times_ms[0] - trace.t_ms[0]) * 1000
@@ -80,12 +88,18 @@ def measure_popper(presses: int, first_seed: int) -> dict:
                 "leds", lambda e, t=onset_us: e["start_us"] > t, timeout=10, after=mark
             )
             latencies.append((frame["start_us"] - onset_us) / 1000)
+            if decided:  # the deciding sample was latched at first_us + index periods
+                decided_us = done["first_us"] + decided[0] * SAMPLE_US
+                deciding.append(
+                    ((decided_us - onset_us) / 1000, (frame["start_us"] - decided_us) / 1000)
+                )
             feed(control, rest(0.6))  # the tumble animation ends
             while (item := popper.next_event(0)) is not None:
                 pops += isinstance(item, Event) and item.kind == "pop"
         out["pops"] = popper.timing()
         out["pop_count"] = pops
         out["latency_ms"] = sorted(latencies)
+        out["deciding_ms"] = deciding
 
         popper.timing(reset=True)
         batch = control.feed_accel(rest(3.0), wait=False)
@@ -123,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     popper = measure_popper(args.presses, args.first_seed)
     handheld_heap = measure_handheld()
     latency = popper["latency_ms"]
+    deciding = popper["deciding_ms"]
     idle, pops, burst = popper["idle"], popper["pops"], popper["burst"]
     rows = [
         (
@@ -132,14 +147,15 @@ def main(argv: list[str] | None = None) -> int:
         ),
         ("detector per sample, idle: max", f"{idle.detect_us.max} us", ""),
         ("sample path (I2C + detector): mean", f"{idle.sample_us.mean} us", ""),
+        ("CPU the sample path takes, idle", f"{idle.sample_us.mean / SAMPLE_US:.0%}", ""),
         (
             "detector during pops: mean / max",
             f"{pops.detect_us.mean} / {pops.detect_us.max} us",
             "",
         ),
-        ("overruns at 400 Hz, idle", f"{idle.overruns} of {idle.samples}", "0"),
-        ("overruns during pops", f"{pops.overruns} of {pops.samples}", "0"),
-        ("overruns during a 200-event burst", f"{burst.overruns} of {burst.samples}", ""),
+        ("samples lost at 400 Hz, idle", lost(idle), "0"),
+        ("samples lost during pops", lost(pops), "0"),
+        ("samples lost during a 200-event burst", lost(burst), ""),
         (
             "longest gap between samples",
             f"{max(idle.gap_us.max, pops.gap_us.max, burst.gap_us.max) / 1000:.1f} ms",
@@ -148,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         ("pops / presses", f"{popper['pop_count']} / {len(latency)}", ""),
         ("press to first LED frame: p50", f"{statistics.median(latency):.1f} ms", ""),
         ("press to first LED frame: max", f"{latency[-1]:.1f} ms", f"< {LATENCY_TARGET_MS:g} ms"),
+        ("  of which onset to the deciding sample", spread([d for d, _ in deciding]), ""),
+        ("  and that sample to the first LED bit", spread([f for _, f in deciding]), ""),
         ("popper heap free after boot", f"{popper['heap_free']:,} B", f">= {HEAP_TARGET:,} B"),
         ("handheld heap free after a roll", f"{handheld_heap:,} B", ""),
         ("emulated / wall time", f"{popper['speed']:.2f}", ""),
