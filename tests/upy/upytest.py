@@ -1,6 +1,7 @@
 """Runs the test_* functions of one test module inside MicroPython.
 
-Usage: micropython upytest.py PATH/test_x.py
+Usage: micropython upytest.py PATH/test_x.py (or, where there is no sys.argv, as on a Pico:
+``import upytest; upytest.main("PATH/test_x.py")``).
 Prints one JSON line per test: {"test", "ok", "error"}; a test that returns a coroutine is
 run with asyncio. The pytest collector in tests/upy/conftest.py starts this and reports
 each line as a test of its own.
@@ -36,4 +37,5 @@ def main(path):
         print(json.dumps({"test": name, "ok": error is None, "error": error}))
 
 
-main(sys.argv[1])
+if __name__ == "__main__":
+    main(sys.argv[1])

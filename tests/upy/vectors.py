@@ -5,7 +5,7 @@ import os
 
 
 def load(name):
-    root = os.getenv("POPDICE_ROOT") or "."
+    root = (os.getenv("POPDICE_ROOT") if hasattr(os, "getenv") else None) or "."
     with open(root + "/tests/vectors/" + name) as f:
         return json.load(f)
 
