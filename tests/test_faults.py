@@ -44,6 +44,7 @@ def test_commands_survive_a_faulty_line(popper_dut, line):
     assert client.link.stats.resends > 0
 
 
+@pytest.mark.rp2040_tier
 def test_events_survive_a_faulty_line(popper_dut, line):
     client = popper_dut.connect(line.port, timeout=0.15)
     line.set_faults(Faults.every(FAULT_CHANCE))
