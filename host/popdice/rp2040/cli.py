@@ -31,7 +31,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "uf2",
         help="write one UF2 image (MicroPython and the firmware) to drag onto a Pico",
-        description=__doc__.splitlines()[0] if __doc__ else None,
+        description="Writes one UF2 file that makes a Pico a popper (or a handheld) in one "
+        "drag: MicroPython and the board's firmware.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
