@@ -180,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rolls", type=int, default=10000, help="how many rolls (10,000)")
     p.add_argument("--mode", choices=("popalotsy", "lowdown", "ringer"), help="(current mode)")
     p.add_argument(
-        "--batch", type=int, default=2000, help="rolls per request (2,000: about 2 s on a Pico)"
+        "--batch", type=int, default=2000, help="rolls per request (2,000: about 4 s on a Pico)"
     )
     p.add_argument("--port", help="the popper's port (default: the first popper found)")
     p.add_argument("--json", action="store_true", help="print JSON")
