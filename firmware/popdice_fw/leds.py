@@ -61,9 +61,8 @@ def _pattern(mask, rgb, brightness, order):
 class LedDice:
     def __init__(self, pixels, brightness=DEFAULT_BRIGHTNESS, cap_ma=DEFAULT_CAP_MA):
         self.pixels = pixels
-        self.count = len(pixels)
         self.dice = DICE
-        self.shown = bytearray(3 * self.count)  # what was last written (RGB)
+        self.shown = bytearray(3 * PIXELS_PER_DIE * DICE)  # what was last written (RGB)
         self.cap_ma = cap_ma
         self.frames_capped = 0
         self.last_ma = 0
