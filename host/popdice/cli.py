@@ -211,12 +211,14 @@ def build_parser() -> argparse.ArgumentParser:
     from .sim import cli as sim_cli
     from .table import cli as table_cli
     from .traces import cli as traces_cli
+    from .traces import tune_cli
 
     sim_cli.add_parser(sub).set_defaults(run=sim_cli.run)
     uf2_cli.add_parser(sub)
     games_cli.add_parsers(sub)
     table_cli.add_parser(sub)
     traces_cli.add_parser(sub)
+    tune_cli.add_parser(sub)
     return parser
 
 

@@ -1,5 +1,6 @@
-"""``popdice detect TRACE [--labels LABELS]``: the firmware's press detector over a recorded or
-generated accelerometer trace, run inside MicroPython, with figures against labels.
+"""``popdice detect TRACE [--labels LABELS] [--config DETECTOR.json]``: the firmware's press
+detector over a recorded or generated accelerometer trace, run inside MicroPython, with
+figures against labels.
 
 ``add_parser(subparsers)`` adds the command to the top-level parser and sets ``run`` to
 ``run_detect`` (the parsed arguments in, the exit code out). A trace or labels file that
@@ -15,6 +16,7 @@ from typing import Any
 from .files import read_labels, read_trace
 from .runner import run_detector
 from .scoring import MATCH_AFTER_MS, MATCH_BEFORE_MS, PRESS_SPAN_MS, score
+from .tune import read_config
 
 DESCRIPTION = """\
 Runs the popper's press detector (firmware/popdice_fw/press.py, inside MicroPython) over
@@ -24,13 +26,17 @@ an accelerometer trace and prints the times of the presses it recognised as JSON
 
 With --labels it also prints recall, false presses per hour of non-press time, and the
 latency in samples from each press's onset (the first sample at or after it) to its
-detection, with the missed onsets and the false detections (ms)."""
+detection, with the missed onsets and the false detections (ms).
+
+With --config it runs the settings-driven detector (firmware/popdice_fw/impulse.py) with
+the settings in DETECTOR.json, as written by `popdice tune`."""
 
 EPILOG = f"""\
 files:
   TRACE    CSV, t_ms,x_g,y_g,z_g (header optional), one sample a line; .gz or .xz compressed
            files are read as such
   LABELS   JSON, {{"presses_ms": [onset, ...]}} or a plain list of onsets (ms)
+  DETECTOR JSON, {{"settings": {{...}}}} from `popdice tune`, or a bare settings object
 
 scoring: a detection from {MATCH_BEFORE_MS:g} ms before to {MATCH_AFTER_MS:g} ms after an onset \
 matches it (each onset
@@ -40,6 +46,7 @@ labelled press.
 examples:
   popdice detect bench/corpus/presses-01.csv.xz
   popdice detect bench/corpus/presses-01.csv.xz --labels bench/corpus/presses-01.labels.json
+  popdice detect bench/corpus/presses-01.csv.xz --config detector.json
 """
 
 
@@ -53,14 +60,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("trace", metavar="TRACE", help="the trace (CSV)")
     parser.add_argument("--labels", metavar="LABELS", help="press onsets to score against")
+    parser.add_argument(
+        "--config", metavar="DETECTOR", help="settings for the detector (from popdice tune)"
+    )
     parser.set_defaults(run=run_detect)
     return parser
 
 
 def run_detect(args: argparse.Namespace) -> int:
+    settings = read_config(args.config) if args.config else None
     t_ms, samples = read_trace(args.trace)
     onsets = read_labels(args.labels) if args.labels else None
-    found = run_detector(samples)
+    found = run_detector(samples, settings)
     print(json.dumps(detect_report(t_ms, found.indices, onsets)))
     return 0
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from ..errors import PopdiceError
-from .scenes import Trace
+from .trace import Trace
 
 HEADER = ["t_ms", "x_g", "y_g", "z_g"]
 

@@ -7,6 +7,7 @@ is ``upy/run_detector.py``, which imports ``popdice_fw.press`` from the firmware
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import PopdiceError
 from ..firmware import FIRMWARE_DIR
@@ -49,12 +51,15 @@ def micropython_command() -> list[str]:
     return [str(exe), "-X", f"heapsize={HEAP_SIZE}"]
 
 
-def run_detector(samples_g: Iterable[Iterable[float]]) -> Detections:
-    """Feeds readings (g) through the firmware's ``PressDetector`` inside MicroPython."""
-    return run_detector_mg(driver_mg(samples_g))
+def run_detector(
+    samples_g: Iterable[Iterable[float]], settings: dict[str, Any] | None = None
+) -> Detections:
+    """Feeds readings (g) through the firmware's detector inside MicroPython: the default
+    one, or with ``settings`` the settings-driven one (``popdice_fw.impulse``)."""
+    return run_detector_mg(driver_mg(samples_g), settings)
 
 
-def run_detector_mg(samples_mg: array) -> Detections:
+def run_detector_mg(samples_mg: array, settings: dict[str, Any] | None = None) -> Detections:
     """Feeds driver samples (flat x, y, z in mg) through the detector inside MicroPython."""
     if samples_mg.typecode != "h":
         raise ValueError("samples go to the detector as 16-bit integers")
@@ -64,7 +69,7 @@ def run_detector_mg(samples_mg: array) -> Detections:
     env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(FIRMWARE_DIR), ".frozen"]))
     try:
         proc = subprocess.run(
-            [*micropython_command(), str(RUNNER)],
+            [*micropython_command(), str(RUNNER), *([json.dumps(settings)] if settings else [])],
             input=samples_mg.tobytes(),
             capture_output=True,
             env=env,

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from . import physics
 from .geometry import UP, Vec
 from .physics import Motion
 from .sensor import Lis3dh, sample_times
+from .trace import Trace
 
 PRESS_KINDS = (
     "presses",
@@ -43,24 +43,6 @@ LEAD_IN_MS = 1000.0
 LEAD_OUT_MS = 2000.0
 OTHER_SHARE = 0.25
 TIME_DECIMALS = 1
-
-
-@dataclass(frozen=True)
-class Trace:
-    """Samples as the LIS3DH reports them (g, 4 mg steps) at their instants (ms), with the
-    onset of every press (ms, same clock)."""
-
-    t_ms: list[float]
-    samples_g: list[tuple[float, float, float]]
-    press_times_ms: list[float]
-    kind: str = ""
-    seed: int = 0
-    events: list[tuple[float, str]] = field(default_factory=list)  # (onset ms, what), all kinds
-
-    @property
-    def seconds(self) -> float:
-        """First sample to last, and one period more."""
-        return (self.t_ms[-1] - self.t_ms[0]) / 1000.0 + 0.0025 if self.t_ms else 0.0
 
 
 class _Session:

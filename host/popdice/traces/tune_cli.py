@@ -1,0 +1,108 @@
+"""``popdice tune DIR --out DETECTOR.json``: fits the press detector's settings to labelled
+recordings of one popper, prints cross-validated figures and writes the settings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..progress import ProgressBar
+from .files import TraceError
+from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL, Score
+from .tune import (
+    FOLDS,
+    MIN_PRESSES,
+    MIN_QUIET_SECONDS,
+    MIN_SECONDS,
+    document,
+    load_recordings,
+    tune,
+)
+
+DESCRIPTION = f"""\
+Fits the popper's press detector (firmware/popdice_fw/impulse.py) to labelled recordings
+of one unit, and writes its settings to DETECTOR.json for `popdice detect --config` and for
+the popper itself (`popdice calibrate` does all of it at the table).
+
+DIR holds NAME.csv (or NAME.csv.xz, NAME.csv.gz) recordings, `popdice record`'s format
+t_ms,x_g,y_g,z_g, each with NAME.labels.json beside it ({{"presses_ms": [...]}}); every
+moment not labelled as a press counts as not a press. Record presses, and just as much of
+everything else the unit will feel: knocks on the table, dice landing, lifting it and
+putting it down. Tuning needs at least {MIN_PRESSES} presses, {MIN_SECONDS:.0f} s of recordings and
+{MIN_QUIET_SECONDS:.0f} s without presses; a dozen minutes is better.
+
+The figures printed are cross-validated: each recording is cut into --folds stretches of
+time and each stretch is scored with settings fitted on the others, so they say how the
+settings will do on presses they have not seen. Targets: recall at least
+{100 * TARGET_RECALL:.1f} %, at most {TARGET_FALSE_PER_HOUR:g} false press an hour, latency at \
+most {TARGET_LATENCY_SAMPLES} samples."""
+
+EPILOG = """\
+examples:
+  popdice tune recordings/ --out detector.json
+  popdice detect recordings/knocks.csv --config detector.json
+"""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "tune",
+        help="fit the press detector to labelled recordings of a unit",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("folder", metavar="DIR", help="labelled recordings (NAME.csv + labels)")
+    parser.add_argument(
+        "--out", metavar="DETECTOR.json", required=True, help="where to write the settings"
+    )
+    parser.add_argument(
+        "--folds",
+        type=_folds,
+        default=FOLDS,
+        metavar="K",
+        help=f"stretches of time for cross-validation, 2-10 (default {FOLDS})",
+    )
+    parser.set_defaults(run=run_tune)
+    return parser
+
+
+def _folds(text: str) -> int:
+    if not text.strip().isdigit() or not 2 <= int(text) <= 10:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 2 to 10, not {text!r}")
+    return int(text)
+
+
+def run_tune(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if out.is_dir():
+        raise TraceError(f"--out {out} is a folder; give a file name such as detector.json")
+    recordings = load_recordings(args.folder)
+    result = tune(recordings, args.folds, str(args.folder), ProgressBar("tuning"))
+    try:
+        out.write_text(json.dumps(document(result), indent=2) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise TraceError(f"cannot write {out}: {error.strerror or error}") from None
+    print(
+        f"fitted on {len(recordings)} recordings, {result.presses} presses, "
+        f"{result.seconds / 60:.1f} min"
+    )
+    print("cross-validated: " + summary(result.cross_validated))
+    print("on the recordings it was fitted on: " + summary(result.fitted))
+    print(f"settings written to {out}")
+    return 0
+
+
+def summary(result: Score) -> str:
+    recall, per_hour = result.recall, result.false_per_hour
+    latency = result.latency()
+    parts = [
+        "recall -" if recall is None else f"recall {100 * recall:.2f} %",
+        "false presses -" if per_hour is None else f"{per_hour:.1f} false presses an hour",
+        "latency -"
+        if latency["max"] is None
+        else f"latency mean {latency['mean']} / max {latency['max']} samples",
+    ]
+    return ", ".join(parts)

@@ -1,0 +1,127 @@
+"""``popdice tune`` and ``popdice detect --config``: the settings-driven detector's fast
+evaluation agrees with the detector inside MicroPython, the settings are checked by the
+firmware's rules, a fit on recordings detects presses on a recording it did not see, and
+recordings that are not enough are refused in one line."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from popdice.cli import main
+from popdice.traces import trace
+from popdice.traces.files import read_trace, write_labels, write_trace
+from popdice.traces.measured import Measured, check_settings, defaults, detections, full_run
+from popdice.traces.runner import run_detector_mg
+from popdice.traces.scoring import score
+from popdice.traces.sensor import driver_mg
+from popdice.traces.tune import GRID
+
+CORPUS = Path(__file__).resolve().parents[1] / "bench" / "corpus"
+
+
+def random_settings(rng: random.Random) -> dict[str, object]:
+    return {name: rng.choice(values) for name, values in GRID.items()}
+
+
+@pytest.mark.parametrize("name", ["press_in_buzz-01", "mixed-01"])
+def test_the_fast_evaluation_is_the_detector_inside_micropython(name: str) -> None:
+    _t_ms, samples = read_trace(CORPUS / f"{name}.csv.xz")
+    samples_mg = driver_mg(samples[: 400 * 90])
+    rng = random.Random(name)
+    eager = dict(defaults(), threshold_mg=30, contrast=1.0, lead_ratio=4.0, max_sideways=8.0)
+    tried = [defaults(), eager] + [random_settings(rng) for _ in range(3)]
+    outcomes = []
+    for settings in tried:
+        measured = Measured.of(samples_mg, int(settings["band_samples"]))  # type: ignore[arg-type]
+        fast = detections(measured, settings)
+        assert fast == full_run(samples_mg, settings)
+        assert fast == run_detector_mg(samples_mg, settings).indices
+        outcomes.append(fast)
+    assert len({tuple(found) for found in outcomes}) >= 3, "the settings changed too little"
+
+
+def test_settings_are_checked_by_the_firmwares_rules() -> None:
+    assert check_settings({}) == defaults()
+    assert check_settings({"threshold_mg": 300.0})["threshold_mg"] == 300
+    for bad, word in [
+        ({"threshold_mg": 5}, "threshold_mg is out of range"),
+        ({"band_samples": 2.5}, "band_samples is not a whole number"),
+        ({"contrast": True}, "contrast is not a number"),
+        ({"contrast": "2"}, "contrast is not a number"),
+        ({"wobble": 1}, "unknown wobble"),
+    ]:
+        with pytest.raises(ValueError, match=word):
+            check_settings(bad)
+    with pytest.raises(ValueError, match="not an object"):
+        check_settings([1, 2])
+
+
+def write_recording(folder: Path, name: str, kind: str, seed: int, seconds: float) -> None:
+    made = trace(kind, seed, seconds)
+    write_trace(folder / f"{name}.csv", made)
+    write_labels(folder / f"{name}.labels.json", made)
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("recordings")
+    write_recording(folder, "presses", "presses", 71, 100.0)
+    write_recording(folder, "knocks", "knocks", 72, 60.0)
+    write_recording(folder, "handling", "handling", 73, 40.0)
+    return folder
+
+
+def test_tune_fits_settings_that_find_presses_it_did_not_see(
+    recordings: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "detector.json"
+    assert main(["tune", str(recordings), "--out", str(out), "--folds", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert "cross-validated: recall" in printed and "false presses an hour" in printed
+    written = json.loads(out.read_text())
+    assert written["settings"] == check_settings(written["settings"])
+    assert written["fitted_on"]["presses"] >= 20
+    assert 0.0 <= written["cross_validated"]["recall"] <= 1.0
+
+    unseen = trace("presses", 99, 60.0)
+    write_trace(tmp_path / "unseen.csv", unseen)
+    assert main(["detect", str(tmp_path / "unseen.csv"), "--config", str(out)]) == 0
+    found_ms = json.loads(capsys.readouterr().out)["presses_ms"]
+    t_ms = unseen.t_ms
+    result = score(t_ms, [t_ms.index(t) for t in found_ms], unseen.press_times_ms)
+    assert result.recall is not None and result.recall >= 0.9
+    assert len(result.false_ms) <= 2
+
+
+def refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(list(argv)) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("error: ") and err.count("\n") == 1
+    return err
+
+
+def test_too_little_to_fit_on_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(tmp_path / "d.json")
+    assert "no labelled recordings" in refused(capsys, "tune", str(tmp_path), "--out", out)
+    write_recording(tmp_path, "few", "presses", 5, 20.0)
+    assert "tuning needs at least 20" in refused(capsys, "tune", str(tmp_path), "--out", out)
+    (tmp_path / "orphan.labels.json").write_text('{"presses_ms": []}')
+    assert "has no recording beside it" in refused(capsys, "tune", str(tmp_path), "--out", out)
+    assert not Path(out).exists()
+
+
+def test_a_bad_config_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    made = trace("presses", 3, 5.0)
+    write_trace(tmp_path / "t.csv", made)
+    config = tmp_path / "d.json"
+    config.write_text(json.dumps({"settings": {"threshold_mg": 99999}}))
+    err = refused(capsys, "detect", str(tmp_path / "t.csv"), "--config", str(config))
+    assert "threshold_mg is out of range" in err
+    config.write_text("{")
+    assert "not JSON" in refused(capsys, "detect", str(tmp_path / "t.csv"), "--config", str(config))
