@@ -169,14 +169,19 @@ class Tuner:
     """Fits settings to recordings, keeping each recording's measurements per band."""
 
     def __init__(
-        self, recordings: Sequence[Recording], progress: Callable[[str], None] | None = None
+        self,
+        recordings: Sequence[Recording],
+        progress: Callable[[str], None] | None = None,
+        cache: dict[tuple[str, int], Measured] | None = None,
     ) -> None:
+        """``cache``: measurements shared between tuners, by recording name (unique) and
+        band."""
         self.recordings = list(recordings)
-        self._measured: dict[tuple[int, int], Measured] = {}
+        self._measured = {} if cache is None else cache
         self._progress = progress or (lambda _what: None)
 
     def measured(self, index: int, band: int) -> Measured:
-        key = (index, band)
+        key = (self.recordings[index].name, band)
         if key not in self._measured:
             self._measured[key] = Measured.of(self.recordings[index].samples_mg, band)
         return self._measured[key]

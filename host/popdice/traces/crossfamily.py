@@ -1,0 +1,144 @@
+"""Scoring the press detector across model families, one family left out at a time.
+
+For each family (``traces/families``) three figures, each on that family's evaluation units,
+whose sessions no fit ever saw:
+
+- **uncalibrated**: settings fitted on the *other* families' pools of units (the defaults a
+  popper of a kind nobody modelled would get);
+- **calibrated**: for each evaluation unit, settings fitted on a dozen minutes of that unit's
+  own labelled sessions (what ``popdice calibrate`` does), scored on its other sessions;
+- **shipped defaults**: the settings the firmware has built in.
+
+``Plan`` says how many units and minutes; ``bench/detect.py`` prints the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .families import family
+from .measured import defaults
+from .scoring import Score
+from .sensor import driver_mg
+from .trace import Trace
+from .tune import Recording, Tuner
+
+POOL_UNITS_FROM = 1000  # pool units are numbered from here, evaluation units from 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much of each family is made: units and minutes."""
+
+    units: int = 3  # evaluation units per family
+    calibration_play_s: float = 480.0  # a unit's calibration: play...
+    calibration_quiet_s: float = 240.0  # ...and everything else, together 12 minutes
+    evaluation_sessions: int = 2  # each unit's other sessions, of each kind...
+    evaluation_s: float = 300.0  # ...this long
+    pool_units: int = 3  # units whose sessions the defaults are fitted on
+    pool_play_s: float = 360.0
+    pool_quiet_s: float = 180.0
+
+
+QUICK = Plan(1, 150.0, 90.0, 1, 60.0, 1, 150.0, 90.0)
+
+
+@dataclass
+class UnitData:
+    unit: int
+    calibration: list[Recording]
+    evaluation: list[Recording]
+
+
+@dataclass
+class FamilyData:
+    name: str
+    summary: str
+    pool: list[Recording]
+    units: list[UnitData]
+
+
+@dataclass
+class FamilyRow:
+    """One family's figures (all on its evaluation units)."""
+
+    name: str
+    summary: str
+    uncalibrated: Score
+    calibrated: Score
+    shipped: Score
+    left_out_settings: dict[str, Any]
+    calibrated_settings: list[dict[str, Any]] = field(default_factory=list)
+    fitted_on: list[str] = field(default_factory=list)
+
+
+def recording(name: str, trace: Trace) -> Recording:
+    return Recording(name, trace.t_ms, driver_mg(trace.samples_g), list(trace.press_times_ms))
+
+
+def make_family(name: str, plan: Plan) -> FamilyData:
+    """The sessions of one family: its pool and its evaluation units."""
+    module = family(name)
+
+    def sessions(unit: int, role: str, play_s: float, quiet_s: float, seed: int) -> list[Recording]:
+        made = []
+        if play_s > 0:
+            trace = module.session(unit, seed, play_s, True)
+            made.append(recording(f"{name}/u{unit}/{role}-play-{seed}", trace))
+        if quiet_s > 0:
+            trace = module.session(unit, seed + 1, quiet_s, False)
+            made.append(recording(f"{name}/u{unit}/{role}-quiet-{seed + 1}", trace))
+        return made
+
+    pool = []
+    for k in range(plan.pool_units):
+        unit = POOL_UNITS_FROM + k
+        pool += sessions(unit, "pool", plan.pool_play_s, plan.pool_quiet_s, 1)
+    units = []
+    for unit in range(1, plan.units + 1):
+        calibration = sessions(unit, "cal", plan.calibration_play_s, plan.calibration_quiet_s, 1)
+        evaluation = []
+        for k in range(plan.evaluation_sessions):
+            seed = 100 + 2 * k
+            evaluation += sessions(unit, "eval", plan.evaluation_s, plan.evaluation_s, seed)
+        units.append(UnitData(unit, calibration, evaluation))
+    return FamilyData(name, module.SUMMARY, pool, units)
+
+
+def _score(recordings: Sequence[Recording], settings: dict[str, Any], cache: dict) -> Score:
+    return Tuner(recordings, cache=cache).score(settings)
+
+
+def leave_one_out(
+    data: Sequence[FamilyData], progress: Callable[[str], None] | None = None
+) -> tuple[list[FamilyRow], dict[str, Any]]:
+    """Each family scored with the others' fit, with its own calibration, and with the
+    shipped defaults; and the settings fitted on every family's pool."""
+    say = progress or (lambda _what: None)
+    cache: dict = {}
+    rows = []
+    for left_out in data:
+        others = [r for d in data if d is not left_out for r in d.pool]
+        say(f"fitting on every family but {left_out.name}")
+        settings = Tuner(others, cache=cache).fit()
+        evaluation = [r for u in left_out.units for r in u.evaluation]
+        row = FamilyRow(
+            left_out.name,
+            left_out.summary,
+            uncalibrated=_score(evaluation, settings, cache),
+            calibrated=Score(),
+            shipped=_score(evaluation, defaults(), cache),
+            left_out_settings=settings,
+            fitted_on=[r.name for r in others],
+        )
+        for unit in left_out.units:
+            say(f"calibrating {left_out.name} unit {unit.unit}")
+            own = Tuner(unit.calibration, cache=cache).fit()
+            row.calibrated_settings.append(own)
+            row.calibrated.add(_score(unit.evaluation, own, cache))
+        rows.append(row)
+    say("fitting on every family")
+    everything = Tuner([r for d in data for r in d.pool], cache=cache).fit()
+    return rows, everything
