@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 import popdice
-from popdice.link import Event
-from popdice.popper import Pop
+from popdice.link import DeviceReboot, Event
+from popdice.popper import DetectorSettings, Pop
 from popdice.traces import scenes
 
 LED_DICE = 5
@@ -175,3 +175,46 @@ def test_status_reports_the_sensor_and_the_heap(popper):
     assert status.extra["accel"] == "ok" and status.extra["mode"] == "popalotsy"
     for key in ("samples", "pops", "overruns", "uptime_ms"):
         assert key in status.extra or hasattr(status, key)
+
+
+# Settings under which the table model's presses pop (press_trace) and a 3 g knock does not.
+WORKING_SETTINGS = {"band_samples": 2, "polarity": -1, "threshold_mg": 120, "contrast": 2.0}
+
+
+def test_detector_settings_are_kept_in_flash_and_used_at_once(popper_dut):
+    control, client = popper_dut.control, popper_dut.client
+    assert client.detector() == DetectorSettings("built-in", None)
+    deaf = client.set_detector({"threshold_mg": 4000})
+    assert deaf.source == "detector.json" and deaf.settings["threshold_mg"] == 4000
+    assert deaf.settings["band_samples"] == 2, "the settings not given are the defaults"
+    control.feed_accel(scenes.press_trace(seed=1).samples_g, wait=True)
+    control.feed_accel(resting(0.3), wait=True)
+    assert client.status().extra["pops"] == 0, "a press under the threshold popped"
+
+    with pytest.raises(popdice.BadArguments, match="threshold_mg is out of range"):
+        client.set_detector({"threshold_mg": 1})
+    assert client.set_detector(WORKING_SETTINGS).settings["threshold_mg"] == 120
+    control.feed_accel(scenes.press_trace(seed=1).samples_g, wait=True)
+    assert Pop.from_event(next_of_kind(client, "pop")).source == "press"  # type: ignore[union-attr]
+
+    control.reset()
+    assert isinstance(client.next_event(20), DeviceReboot)
+    kept = client.detector()
+    assert kept.source == "detector.json" and kept.settings["threshold_mg"] == 120
+    assert client.status().extra["detector"] == "detector.json"
+    assert client.reset_detector() == DetectorSettings("built-in", None)
+
+
+def test_a_bad_detector_file_falls_back_to_the_built_in_detector(popper_dut):
+    sim = popper_dut.sim
+    if sim is None or sim.backend != "unix" or sim.flash_dir is None:
+        pytest.skip("writes the flash folder of the unix port's simulated board")
+    client = popper_dut.client
+    (sim.flash_dir / "detector.json").write_text('{"settings": {"band_samples": 9}}')
+    popper_dut.control.reset()
+    assert isinstance(client.next_event(20), DeviceReboot)
+    status = client.status().extra["detector"]
+    assert status.startswith("built-in (detector.json:") and "band_samples" in status
+    control = popper_dut.control
+    control.feed_accel(scenes.press_trace(seed=1).samples_g, wait=True)
+    assert Pop.from_event(next_of_kind(client, "pop")) is not None, "the built-in one pops"

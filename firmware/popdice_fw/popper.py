@@ -8,8 +8,13 @@ the buttons (the mode button's short press: next game mode) and the link.
 
 Commands: ``mode``, ``pop``, ``reroll``, ``settings``, ``roll_counts``, ``timing`` (what a
 sample costs: the detector alone and the whole sample path, in microseconds of this chip,
-and how many samples the sensor overwrote before they were read), and ``status`` with the
-sensor's figures.
+and how many samples the sensor overwrote before they were read), ``detector`` (the press
+detector's settings: read, write to flash, or back to the built-in detector), and ``status``
+with the sensor's figures and where the detector's settings came from.
+
+The press detector: with a valid ``detector.json`` in flash (``popdice calibrate`` writes
+it) the settings-driven one (``impulse.py``) with those settings; without one, or with a bad
+one (``status`` says why), the built-in detector (``press.py``).
 """
 
 import asyncio
@@ -18,10 +23,11 @@ import time
 
 from micropython import const
 
-from popdice_fw import buttons, modes
+from popdice_fw import buttons, detector_file, modes
 from popdice_fw.buttons import Button
 from popdice_fw.device import Device, int_arg
 from popdice_fw.dice import Dice
+from popdice_fw.impulse import ImpulseDetector
 from popdice_fw.leds import LedDice
 from popdice_fw.link import BAD_ARGS, CommandError
 from popdice_fw.lis3dh import SAMPLE_PERIOD_US, Lis3dh
@@ -54,7 +60,8 @@ class Popper(Device):
                 self.accel = Lis3dh(i2c)
             except OSError as error:
                 self.accel_error = str(error) or "no answer on I2C"
-        self.detector = detector or PressDetector()
+        self.detector_source = "given"
+        self.detector = detector or self._stored_detector()
         self.leds = LedDice(leds)
         self.buzzer = buzzer
         self.dice = Dice()
@@ -80,6 +87,7 @@ class Popper(Device):
         self.commands["settings"] = self.cmd_settings
         self.commands["roll_counts"] = self.cmd_roll_counts
         self.commands["timing"] = self.cmd_timing
+        self.commands["detector"] = self.cmd_detector
 
     def tasks(self):
         tasks = super().tasks() + [self._pops(), self._lights()]
@@ -305,6 +313,38 @@ class Popper(Device):
                 meter.reset()
         return figures
 
+    # -- the detector's settings ----------------------------------------------------------
+
+    def _stored_detector(self):
+        settings, source = detector_file.load()
+        if source == "file":
+            self.detector_source = "detector.json"
+            return ImpulseDetector(settings)
+        self.detector_source = "built-in" + source[len("defaults") :]
+        return PressDetector()
+
+    def cmd_detector(self, args):
+        """``{}``: the settings in use; ``{"settings": {...}}``: checks them, keeps them in
+        flash and detects with them from the next sample; ``{"reset": true}``: deletes them
+        and goes back to the built-in detector."""
+        if "settings" in args:
+            try:
+                settings = detector_file.save(args["settings"])
+            except ValueError as error:
+                raise CommandError(BAD_ARGS, str(error)) from None
+            except OSError as error:
+                raise CommandError(BAD_ARGS, "cannot write detector.json: %s" % error) from None
+            self.detector = ImpulseDetector(settings)
+            self.detector_source = "detector.json"
+        elif args.get("reset"):
+            detector_file.remove()
+            self.detector = PressDetector()
+            self.detector_source = "built-in"
+        elif args:
+            raise CommandError(BAD_ARGS, 'expected {}, {"settings": {...}} or {"reset": true}')
+        settings = getattr(self.detector, "settings", None)
+        return {"source": self.detector_source, "settings": settings}
+
     def status(self):
         status = super().status()
         status.update(
@@ -314,6 +354,7 @@ class Popper(Device):
                 "pops": self.pops,
                 "overruns": self.overruns,
                 "detect_us": self.detect_cost.report(),
+                "detector": self.detector_source,
                 "accel": self.accel_error or "ok",
                 "leds_ma": self.leds.last_ma,
                 "frames_capped": self.leds.frames_capped,

@@ -93,6 +93,21 @@ class Settings:
     animation: bool
 
 
+@dataclass(frozen=True)
+class DetectorSettings:
+    """The press detector in use: ``source`` is ``detector.json`` (settings from
+    ``popdice calibrate``), ``built-in``, or ``built-in (detector.json: why it was not
+    used)``; ``settings`` are ``None`` for the built-in detector."""
+
+    source: str
+    settings: dict[str, Any] | None
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> DetectorSettings:
+        settings = data.get("settings")
+        return cls(str(data["source"]), dict(settings) if isinstance(settings, dict) else None)
+
+
 class Popper(DeviceClient):
     """The popper: the table-centre dice."""
 
@@ -128,6 +143,19 @@ class Popper(DeviceClient):
     def timing(self, reset: bool = False) -> SensorTiming:
         """The sample path's figures since the last reset; ``reset`` starts them again."""
         return SensorTiming.from_data(self.link.call("timing", {"reset": reset}))
+
+    def detector(self) -> DetectorSettings:
+        """The press detector's settings and where they came from."""
+        return DetectorSettings.from_data(self.link.call("detector"))
+
+    def set_detector(self, settings: dict[str, Any]) -> DetectorSettings:
+        """Keeps ``settings`` (from ``popdice tune``) in the popper's flash and detects with
+        them at once; a bad setting is refused (``DeviceError`` naming it)."""
+        return DetectorSettings.from_data(self.link.call("detector", {"settings": settings}))
+
+    def reset_detector(self) -> DetectorSettings:
+        """Deletes the stored settings: the built-in detector from now on."""
+        return DetectorSettings.from_data(self.link.call("detector", {"reset": True}))
 
     def roll_counts(self, n: int, mode: str | None = None) -> list[list[int]]:
         """How often each face came up on each die in ``n`` rolls (at most 20,000 a call)."""
