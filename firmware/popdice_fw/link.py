@@ -228,6 +228,18 @@ class Link:
         self._tx.append(frame)
         self._tx_ready.set()
 
+    # -- unreliable data ----------------------------------------------------------------
+
+    def send_data(self, kind, message):
+        """Sends a frame of type ``kind`` that is neither acknowledged nor sent again (raw
+        samples): False, and nothing sent, if the transmit queue has no room for it."""
+        if len(self._tx) >= _TX_QUEUE // 2:
+            return False
+        message["t"] = kind
+        message["d"] = self.session
+        self._queue(self._encode(message))
+        return True
+
     # -- events --------------------------------------------------------------------
 
     def emit(self, kind, value):

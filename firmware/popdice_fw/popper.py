@@ -20,6 +20,7 @@ one (``status`` says why), the built-in detector (``press.py``).
 import asyncio
 import random
 import time
+from binascii import b2a_base64
 
 from micropython import const
 
@@ -33,6 +34,7 @@ from popdice_fw.link import BAD_ARGS, CommandError
 from popdice_fw.lis3dh import SAMPLE_PERIOD_US, Lis3dh
 from popdice_fw.meter import CostMeter
 from popdice_fw.press import PressDetector
+from popdice_fw.stream import BATCH, SampleStream
 
 _TUMBLE_FRAMES = const(8)
 _TUMBLE_FRAME_MS = const(45)
@@ -41,6 +43,8 @@ _CLICK_HZ = const(2200)
 _ROLL_COUNTS_MAX = const(20000)
 _SAMPLE_WAIT_MS = const(4)  # the lights wait at most this long for a sample to be read
 _ROLL_SLICE_US = const(1000)  # rolling yields to the sensor and the link at least this often
+_STREAM_LEASE_MAX_S = const(60)
+_STREAM_RETRY_MS = const(10)
 
 NO_ROLL = "no_roll"
 
@@ -81,6 +85,8 @@ class Popper(Device):
         self._show = asyncio.Event()
         self._sampled = asyncio.Event()
         self._click_wanted = asyncio.Event()
+        self.stream = SampleStream()
+        self._stream_ready = asyncio.Event()
         self.commands["mode"] = self.cmd_mode
         self.commands["pop"] = self.cmd_pop
         self.commands["reroll"] = self.cmd_reroll
@@ -88,11 +94,13 @@ class Popper(Device):
         self.commands["roll_counts"] = self.cmd_roll_counts
         self.commands["timing"] = self.cmd_timing
         self.commands["detector"] = self.cmd_detector
+        self.commands["stream"] = self.cmd_stream
 
     def tasks(self):
         tasks = super().tasks() + [self._pops(), self._lights()]
         if self.accel is not None:
             tasks.append(self._sense())
+            tasks.append(self._streamer())
         if self.buzzer is not None:
             tasks.append(self._clicks())
         return tasks
@@ -127,6 +135,9 @@ class Popper(Device):
             missed = gap // SAMPLE_PERIOD_US - 1 if self.samples else 1
             self.overruns += missed if missed > 1 else 1
         self.samples += 1
+        stream = self.stream
+        if stream.on and stream.add(self.samples + self.overruns, accel.x, accel.y, accel.z):
+            self._stream_ready.set()
         detecting = time.ticks_us()
         pressed = self.detector.update(accel.x, accel.y, accel.z)
         done = time.ticks_us()
@@ -135,6 +146,47 @@ class Popper(Device):
         if pressed:
             self._pop_source = "press"
             self._pop_wanted.set()
+
+    async def _streamer(self):
+        """Sends each full batch of the raw samples stream as an ``smp`` frame: ``n`` the
+        number of its first sample on the sensor's clock, ``b`` its x, y, z values (mg,
+        little-endian int16) in base64."""
+        stream = self.stream
+        ready = self._stream_ready
+        while True:
+            await ready.wait()
+            ready.clear()
+            while True:
+                batch = stream.take()
+                if batch is None:
+                    break
+                first, values = batch
+                # MicroPython's binascii takes any buffer; its stub says bytes.
+                encoded = b2a_base64(values).decode()[:-1]  # pyright: ignore[reportArgumentType]
+                if self.link.send_data("smp", {"n": first, "b": encoded}):
+                    stream.release()
+                    await asyncio.sleep_ms(0)
+                else:
+                    await asyncio.sleep_ms(_STREAM_RETRY_MS)
+
+    def cmd_stream(self, args):
+        """``{"on": true, "seconds": S}`` streams every sample for S seconds (1-60, default
+        5; the host renews it); ``{"on": false}`` stops."""
+        on = args.get("on")
+        if not isinstance(on, bool):
+            raise CommandError(BAD_ARGS, "on must be true or false")
+        if on:
+            if self.accel is None:
+                raise CommandError(BAD_ARGS, "no accelerometer: " + str(self.accel_error))
+            self.stream.start(int_arg(args, "seconds", 1, _STREAM_LEASE_MAX_S, 5))
+        else:
+            self.stream.stop()
+        return {
+            "on": self.stream.on,
+            "batch": BATCH,
+            "sent": self.stream.sent,
+            "dropped": self.stream.dropped,
+        }
 
     # -- popping -------------------------------------------------------------------
 
@@ -355,6 +407,7 @@ class Popper(Device):
                 "overruns": self.overruns,
                 "detect_us": self.detect_cost.report(),
                 "detector": self.detector_source,
+                "stream_dropped": self.stream.dropped,
                 "accel": self.accel_error or "ok",
                 "leds_ma": self.leds.last_ma,
                 "frames_capped": self.leds.frames_capped,

@@ -23,6 +23,8 @@ examples:
   popdice demo                         the link end to end, then Lowdown at the table
   popdice fairness --rolls 100000      chi-squared test of every die of the popper
   popdice detect trace.csv --labels trace.labels.json
+  popdice record --seconds 120 --out rec/presses.csv --prompt   presses, labelled
+  popdice tune rec/ --out detector.json   fit the press detector to recordings
   popdice table lowdown --players "Ann,Bob,Cy" --sim   F1 at the table shows every key
   popdice table --resume               go on with the last unfinished game
   popdice history                      past games, players, winners and scores
@@ -211,13 +213,14 @@ def build_parser() -> argparse.ArgumentParser:
     from .sim import cli as sim_cli
     from .table import cli as table_cli
     from .traces import cli as traces_cli
-    from .traces import tune_cli
+    from .traces import record_cli, tune_cli
 
     sim_cli.add_parser(sub).set_defaults(run=sim_cli.run)
     uf2_cli.add_parser(sub)
     games_cli.add_parsers(sub)
     table_cli.add_parser(sub)
     traces_cli.add_parser(sub)
+    record_cli.add_parser(sub)
     tune_cli.add_parser(sub)
     return parser
 

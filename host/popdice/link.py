@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import secrets
 import threading
@@ -41,6 +42,8 @@ MAX_DAMAGE_RESENDS = 10
 HANDSHAKE_TIMEOUT_S = 0.5
 HANDSHAKE_TRIES = 3
 TRANSCRIPT_LENGTH = 400
+DATA_FRAMES = frozenset({"smp"})
+DATA_BACKLOG = 2000  # data frames kept for a reader that is behind (two minutes of samples)
 
 _DAMAGED = {codec.BAD_CRC, codec.BAD_FRAME, codec.BAD_JSON, codec.TOO_LONG}
 _ERRORS = {"unknown_command": UnknownCommand, "bad_args": BadArguments}
@@ -110,6 +113,7 @@ class LinkStats:
     reboots: int = 0
     bad_frames: int = 0
     stale_frames: int = 0
+    data_dropped: int = 0
 
 
 class Link:
@@ -132,6 +136,9 @@ class Link:
         self._events: queue.Queue[Notice | Exception] = queue.Queue()
         # Error frames that answer no command (a damaged frame): (code, message).
         self.complaints: queue.Queue[tuple[str, str]] = queue.Queue()
+        # Unacknowledged data frames (``smp``: raw samples), newest last; the oldest are
+        # dropped beyond DATA_BACKLOG.
+        self._data: queue.Queue[dict[str, Any]] = queue.Queue(DATA_BACKLOG)
         self._session: str | None = None
         self._known_session: str | None = None
         self._next_seq = 1
@@ -195,6 +202,16 @@ class Link:
             self._events.put(item)
             raise item
         return item
+
+    def next_data(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The next data frame (``{"t": "smp", "n": ..., "b": ...}``), waiting up to
+        ``timeout`` seconds; None if none came."""
+        try:
+            return self._data.get(timeout=timeout)
+        except queue.Empty:
+            if self._lost is not None:
+                raise DeviceDisconnected(f"{self.port} is gone: {self._lost}") from None
+            return None
 
     def send_raw(self, data: bytes) -> None:
         """Writes bytes as they are: for diagnostics and demonstrations of bad input."""
@@ -383,6 +400,15 @@ class Link:
                 pending.wake.set()
         elif kind == "evt":
             self._on_event(message, self._session)
+        elif kind in DATA_FRAMES:
+            while True:
+                try:
+                    self._data.put_nowait(message)
+                    break
+                except queue.Full:
+                    self.stats.data_dropped += 1
+                    with contextlib.suppress(queue.Empty):
+                        self._data.get_nowait()
 
     def _on_event(self, message: dict[str, Any], session: str) -> None:
         seq = message.get("e")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import sys
+from array import array
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +98,36 @@ class Settings:
 
 
 @dataclass(frozen=True)
+class SampleBatch:
+    """Consecutive raw samples from the popper's stream: ``first`` is the number of the
+    first on the sensor's clock (400 a second; a jump from the last batch is a gap), ``xyz``
+    the readings (mg), x, y, z one sample after another."""
+
+    first: int
+    xyz: array
+
+    def __len__(self) -> int:
+        return len(self.xyz) // 3
+
+    @classmethod
+    def from_frame(cls, frame: dict[str, Any]) -> SampleBatch | None:
+        """The batch in an ``smp`` frame, or None if the frame is malformed."""
+        first, encoded = frame.get("n"), frame.get("b")
+        if not isinstance(first, int) or isinstance(first, bool) or not isinstance(encoded, str):
+            return None
+        try:
+            raw = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            return None
+        if len(raw) % 6:
+            return None
+        values = array("h", raw)
+        if sys.byteorder != "little":
+            values.byteswap()
+        return cls(first, values)
+
+
+@dataclass(frozen=True)
 class DetectorSettings:
     """The press detector in use: ``source`` is ``detector.json`` (settings from
     ``popdice calibrate``), ``built-in``, or ``built-in (detector.json: why it was not
@@ -143,6 +177,25 @@ class Popper(DeviceClient):
     def timing(self, reset: bool = False) -> SensorTiming:
         """The sample path's figures since the last reset; ``reset`` starts them again."""
         return SensorTiming.from_data(self.link.call("timing", {"reset": reset}))
+
+    def stream(self, on: bool, seconds: int = 5) -> dict[str, Any]:
+        """Starts the raw samples stream for ``seconds`` (1-60; call again to renew it) or
+        stops it; returns ``on``, ``batch`` (samples a frame), ``sent`` and ``dropped``."""
+        args: dict[str, Any] = {"on": on}
+        if on:
+            args["seconds"] = seconds
+        return self.link.call("stream", args)
+
+    def next_samples(self, timeout: float) -> SampleBatch | None:
+        """The next batch of the stream, waiting up to ``timeout`` seconds; None if none
+        came (malformed frames are skipped)."""
+        while True:
+            frame = self.link.next_data(timeout)
+            if frame is None:
+                return None
+            batch = SampleBatch.from_frame(frame)
+            if batch is not None:
+                return batch
 
     def detector(self) -> DetectorSettings:
         """The press detector's settings and where they came from."""
