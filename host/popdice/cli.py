@@ -25,6 +25,7 @@ examples:
   popdice detect trace.csv --labels trace.labels.json
   popdice record --seconds 120 --out rec/presses.csv --prompt   presses, labelled
   popdice tune rec/ --out detector.json   fit the press detector to recordings
+  popdice calibrate                    fit it to this popper at its table, guided
   popdice table lowdown --players "Ann,Bob,Cy" --sim   F1 at the table shows every key
   popdice table --resume               go on with the last unfinished game
   popdice history                      past games, players, winners and scores
@@ -212,8 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .rp2040 import cli as uf2_cli
     from .sim import cli as sim_cli
     from .table import cli as table_cli
+    from .traces import calibrate_cli, record_cli, tune_cli
     from .traces import cli as traces_cli
-    from .traces import record_cli, tune_cli
 
     sim_cli.add_parser(sub).set_defaults(run=sim_cli.run)
     uf2_cli.add_parser(sub)
@@ -222,6 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     traces_cli.add_parser(sub)
     record_cli.add_parser(sub)
     tune_cli.add_parser(sub)
+    calibrate_cli.add_parser(sub)
     return parser
 
 

@@ -1,0 +1,149 @@
+"""``popdice calibrate``: fits the press detector to one popper at its table, with a person
+walking through presses, knocks and lifting; ``--reset`` goes back to the built-in detector."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..client import connect
+from ..popper import Popper
+from ..progress import ProgressBar
+from .files import TraceError
+from .record_cli import record_to
+from .tune import document, load_recordings, tune
+from .tune_cli import summary
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    seconds: float
+    prompt: bool
+    what: str
+
+
+STEPS = (
+    Step(
+        "presses",
+        120.0,
+        True,
+        "Press the dome each time the terminal beeps, the way players will: some soft, some "
+        "hard, some quick.",
+    ),
+    Step(
+        "knocks",
+        60.0,
+        False,
+        "Do NOT press the dome. Knock on the table near the popper, bang it with a fist, drop "
+        "dice on it, set a cup down.",
+    ),
+    Step(
+        "lifting",
+        45.0,
+        False,
+        "Do NOT press the dome. Lift the popper, carry it about, turn it, put it down again, "
+        "slide it across the table.",
+    ),
+)
+
+DESCRIPTION = """\
+Fits the popper's press detector to this unit, on this table: a guided series of recordings
+(presses when the terminal beeps, then knocks and dice on the table, then lifting and
+moving the unit, about four minutes in all), then `popdice tune` on them. It shows the
+cross-validated figures and writes the settings to the popper, which keeps them in its
+flash (detector.json) and detects with them at once and after every boot. The recordings
+and the settings are kept in --keep DIR so the fit can be checked or done again.
+
+--reset deletes the settings from the popper: it goes back to its built-in detector.
+--apply DETECTOR.json writes settings made earlier with `popdice tune`."""
+
+EPILOG = """\
+examples:
+  popdice calibrate                      the guided calibration on the first popper found
+  popdice calibrate --apply detector.json
+  popdice calibrate --reset
+"""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "calibrate",
+        help="fit the press detector to this popper at its table",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--port", help="the popper's serial port (default: the first found)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--reset", action="store_true", help="back to the built-in detector")
+    group.add_argument("--apply", metavar="DETECTOR.json", help="write settings from a file")
+    parser.add_argument(
+        "--keep", metavar="DIR", help="where to keep the recordings (default: a new folder here)"
+    )
+    parser.set_defaults(run=run_calibrate)
+    return parser
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from ..cli import pick_port
+    from .tune import read_config
+
+    settings = read_config(args.apply) if args.apply else None
+    if not (args.reset or settings) and not sys.stdin.isatty():
+        raise TraceError("the guided calibration needs a person at a terminal")
+    port = pick_port(args.port, "popper")
+    with connect(port) as client:
+        if not isinstance(client, Popper):
+            raise TraceError(f"{port} is a {client.info.board}, not a popper")
+        if args.reset:
+            now = client.reset_detector()
+            print(f"the popper on {port} uses its {now.source} detector again")
+            return 0
+        if settings is not None:
+            client.set_detector(settings)
+            print(f"settings from {args.apply} written to the popper on {port}")
+            return 0
+        keep = Path(args.keep or time.strftime("calibration-%Y%m%d-%H%M%S"))
+        return calibrate(client, keep, _ask_person)
+
+
+def _ask_person(step: Step, number: int) -> None:
+    print(f"\nstep {number} of {len(STEPS)}, {step.name} ({step.seconds:.0f} s): {step.what}")
+    input("press Enter to start ")
+
+
+def calibrate(
+    popper: Popper,
+    keep: Path,
+    before_step: Callable[[Step, int], None],
+    recorder: Callable[[Popper, Step, Path], None] | None = None,
+) -> int:
+    """Records every step into ``keep``, tunes, shows the figures and writes the settings
+    to the popper. ``recorder`` records one step (default: the popper's stream, prompts for
+    the presses)."""
+    try:
+        keep.mkdir(parents=True, exist_ok=False)
+    except OSError as error:
+        raise TraceError(f"cannot make {keep}: {error.strerror or error}") from None
+    record_step = recorder or _record_step
+    for number, step in enumerate(STEPS, 1):
+        before_step(step, number)
+        record_step(popper, step, keep / f"{step.name}.csv")
+    recordings = load_recordings(keep)
+    result = tune(recordings, where=str(keep), progress=ProgressBar("tuning"))
+    (keep / "detector.json").write_text(json.dumps(document(result), indent=2) + "\n")
+    print("cross-validated: " + summary(result.cross_validated))
+    now = popper.set_detector(result.settings)
+    print(f"settings written to the popper ({now.source}); kept with the recordings in {keep}")
+    return 0
+
+
+def _record_step(popper: Popper, step: Step, out: Path) -> None:
+    record_to(popper, step.seconds, out, prompt=step.prompt, keys=False)
