@@ -23,7 +23,7 @@ TESTS = Path(__file__).resolve().parent
 # small ints are 31-bit, not 63 (the settings-driven detector's and the meter's no-allocation
 # claims), and the link's CRC is its own binascii. (The hand-fitted detector, press.py, passed
 # its tests here too; they take a minute of the chip's time, and it is being replaced.)
-ON_CHIP = ("test_impulse.py", "test_meter.py", "test_codec.py", "test_dice.py")
+ON_CHIP = ("test_impulse.py", "test_stream.py", "test_meter.py", "test_codec.py", "test_dice.py")
 HELPERS = ("upytest.py", "simbus.py", "vectors.py")
 
 
@@ -151,7 +151,7 @@ def test_the_firmware_logic_tests_pass_on_the_chips_own_micropython():
             results += [(module, line) for line in lines]
     failed = [f"{m}::{r['test']}\n{r['error']}" for m, r in results if not r["ok"]]
     assert not failed, "\n".join(failed)
-    assert len(results) >= 26
+    assert len(results) >= 31
 
 
 def mpremote(port: str, *args: str, timeout: float = 120) -> str:

@@ -10,6 +10,7 @@ from fakestrip import Strip
 from simbus import NoAllocBus
 
 from popdice_fw import modes
+from popdice_fw.impulse import ImpulseDetector
 from popdice_fw.lis3dh import Lis3dh
 from popdice_fw.popper import Popper
 
@@ -60,6 +61,20 @@ def test_a_sample_allocates_nothing():
     finally:
         micropython.heap_unlock()
     assert app.samples == 4001 and app.accel.z == 1000
+
+
+def test_a_sample_allocates_nothing_with_fitted_settings_and_the_stream_on():
+    settings = {"band_samples": 4, "polarity": 0, "window_samples": 3, "threshold_mg": 20}
+    app = popper(detector=ImpulseDetector(settings))
+    app.cmd_stream({"on": True, "seconds": 60})
+    app.on_sample()
+    micropython.heap_lock()
+    try:
+        for _ in range(4000):
+            app.on_sample()
+    finally:
+        micropython.heap_unlock()
+    assert app.samples == 4001 and app.stream.dropped > 0, "the stream ran (and, unsent, dropped)"
 
 
 def test_overruns_are_the_samples_the_sensor_says_it_overwrote():
