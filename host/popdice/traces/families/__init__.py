@@ -27,6 +27,7 @@ FAMILY_MODULES = {
     "table": "popdice.traces.families.table",
     "snapdome": "popdice.traces.families.snapdome",
     "softpress": "popdice.traces.families.softpress",
+    "springmass": "popdice.traces.families.springmass",
 }
 
 

@@ -1,0 +1,25 @@
+"""Scoring across model families with one left out: the left-out family's sessions are in no
+fit that scores it, each evaluation unit is calibrated on its own sessions only, and every
+figure is over the left-out family's evaluation units."""
+
+from __future__ import annotations
+
+from popdice.traces.crossfamily import Plan, leave_one_out, make_family
+from popdice.traces.measured import check_settings
+
+TINY = Plan(1, 100.0, 40.0, 1, 40.0, 1, 100.0, 40.0)
+
+
+def test_each_family_is_scored_with_fits_that_never_saw_it() -> None:
+    data = [make_family(name, TINY) for name in ("table", "springmass")]
+    steps: list[str] = []
+    rows, everything = leave_one_out(data, steps.append)
+    assert [row.name for row in rows] == ["table", "springmass"]
+    assert steps[-1] == "fitting on every family"
+    for row, own in zip(rows, data, strict=True):
+        assert row.fitted_on and not any(name.startswith(own.name + "/") for name in row.fitted_on)
+        evaluated = sum(len(r.onsets_ms) for u in own.units for r in u.evaluation)
+        assert row.uncalibrated.labelled == row.calibrated.labelled == evaluated > 0
+        assert len(row.calibrated_settings) == len(own.units)
+        assert check_settings(row.left_out_settings) == row.left_out_settings
+    assert check_settings(everything) == everything
