@@ -4,7 +4,8 @@ Without arguments: the settings-driven detector (firmware/popdice_fw/impulse.py)
 independently written model families (popdice/traces/families), one family left out at a
 time: per family, recall, false presses per hour and latency on its evaluation units with
 settings fitted on the other families (uncalibrated), with settings fitted on a dozen
-minutes of each unit's own labelled sessions (calibrated), and with the shipped defaults;
+minutes of each unit's own labelled sessions (calibrated), with the shipped defaults, and
+the hand-fitted detector the popper runs without settings (built-in, press.py);
 then the settings fitted on every family, the candidates for the firmware's defaults.
 Targets (issue 11): calibrated, recall >= 99.5 %, <= 1 false press an hour, latency <= 4
 samples for every family; uncalibrated on a family left out, recall >= 95 % and <= 5 false
@@ -130,6 +131,7 @@ def cross_family(names: list[str], plan: Plan) -> int:
             ("left out", row.uncalibrated, UNCALIBRATED_TARGETS),
             ("calibrated", row.calibrated, CALIBRATED_TARGETS),
             ("shipped", row.shipped, None),
+            ("built-in", row.built_in, None),
         ):
             verdict = "" if targets is None else ("yes" if meets(result, *targets) else "NO")
             print(f"{row.name:11} {label:11} {family_row(result)}  {verdict}")

@@ -20,6 +20,7 @@ def test_each_family_is_scored_with_fits_that_never_saw_it() -> None:
         assert row.fitted_on and not any(name.startswith(own.name + "/") for name in row.fitted_on)
         evaluated = sum(len(r.onsets_ms) for u in own.units for r in u.evaluation)
         assert row.uncalibrated.labelled == row.calibrated.labelled == evaluated > 0
+        assert row.built_in.labelled == row.shipped.labelled == evaluated
         assert len(row.calibrated_settings) == len(own.units)
         assert check_settings(row.left_out_settings) == row.left_out_settings
     assert check_settings(everything) == everything

@@ -7,20 +7,24 @@ whose sessions no fit ever saw:
   popper of a kind nobody modelled would get);
 - **calibrated**: for each evaluation unit, settings fitted on a dozen minutes of that unit's
   own labelled sessions (what ``popdice calibrate`` does), scored on its other sessions;
-- **shipped defaults**: the settings the firmware has built in.
+- **shipped defaults**: the settings the firmware has built in;
+- **built-in**: the hand-fitted detector the popper runs without settings (``press.py``,
+  inside MicroPython).
 
 ``Plan`` says how many units and minutes; ``bench/detect.py`` prints the table.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .families import family
 from .measured import defaults
-from .scoring import Score
+from .runner import run_detector_mg
+from .scoring import Score, score
 from .sensor import driver_mg
 from .trace import Trace
 from .tune import Recording, Tuner
@@ -69,6 +73,7 @@ class FamilyRow:
     uncalibrated: Score
     calibrated: Score
     shipped: Score
+    built_in: Score
     left_out_settings: dict[str, Any]
     calibrated_settings: list[dict[str, Any]] = field(default_factory=list)
     fitted_on: list[str] = field(default_factory=list)
@@ -107,6 +112,15 @@ def make_family(name: str, plan: Plan) -> FamilyData:
     return FamilyData(name, module.SUMMARY, pool, units)
 
 
+def _built_in(recordings: Sequence[Recording]) -> Score:
+    total = Score()
+    for recording in recordings:
+        samples = array("h", recording.samples_mg)
+        found = run_detector_mg(samples).indices
+        total.add(score(recording.t_ms, found, recording.onsets_ms))
+    return total
+
+
 def _score(recordings: Sequence[Recording], settings: dict[str, Any], cache: dict) -> Score:
     return Tuner(recordings, cache=cache).score(settings)
 
@@ -130,6 +144,7 @@ def leave_one_out(
             uncalibrated=_score(evaluation, settings, cache),
             calibrated=Score(),
             shipped=_score(evaluation, defaults(), cache),
+            built_in=_built_in(evaluation),
             left_out_settings=settings,
             fitted_on=[r.name for r in others],
         )
