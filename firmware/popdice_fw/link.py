@@ -13,6 +13,7 @@
 """
 
 import asyncio
+import gc
 import os
 import time
 from binascii import hexlify
@@ -25,6 +26,8 @@ _RETRANSMIT_MS = const(250)
 _OUTBOX = const(32)
 _TX_QUEUE = const(24)
 _READ_CHUNK = const(128)
+_SEQ_LIMIT = const(0x3FFFFFFF)  # command numbers are 1.._SEQ_LIMIT: small ints on a Pico
+_NONCE_MAX = const(64)
 
 STALE_SESSION = "stale_session"
 UNKNOWN_COMMAND = "unknown_command"
@@ -68,6 +71,7 @@ class Link:
             "duplicates": 0,
             "retransmits": 0,
             "events_dropped": 0,
+            "handler_errors": 0,
         }
 
     # -- running -------------------------------------------------------------------
@@ -102,7 +106,10 @@ class Link:
                     self.send_error(None, item.code, item.message)
                 else:
                     self.stats["rx_frames"] += 1
-                    await self._handle(item)
+                    try:
+                        await self._handle(item)
+                    except Exception as error:  # noqa: BLE001 - the reader must outlive any frame
+                        self._handler_failed(error)
 
     async def _writer(self):
         while True:
@@ -130,6 +137,13 @@ class Link:
 
     # -- frames in -----------------------------------------------------------------
 
+    def _handler_failed(self, error):
+        """A frame whose handling raised: counted, answered with a short error frame."""
+        if isinstance(error, MemoryError):
+            gc.collect()
+        self.stats["handler_errors"] += 1
+        self.send_error(None, INTERNAL, type(error).__name__)
+
     async def _handle(self, message):
         kind = message.get("t")
         if kind == "cmd":
@@ -137,7 +151,11 @@ class Link:
         elif kind == "ack":
             self._on_ack(message)
         elif kind == "hello":
-            self._send_hello(message.get("nonce"))
+            nonce = message.get("nonce")
+            if nonce is not None and not (isinstance(nonce, str) and len(nonce) <= _NONCE_MAX):
+                self.send_error(None, codec.BAD_FRAME, "nonce: a string of at most 64 characters")
+                return
+            self._send_hello(nonce)
             self._host_seen = True
             self._resend_outbox()
         else:
@@ -149,10 +167,13 @@ class Link:
         args = message.get("a", {})
         if not isinstance(seq, int) or not isinstance(name, str) or not isinstance(args, dict):
             self.send_error(
-                seq if isinstance(seq, int) else None,
+                seq if isinstance(seq, int) and 0 < seq <= _SEQ_LIMIT else None,
                 codec.BAD_FRAME,
                 "a command needs s (int), c (str) and a (object)",
             )
+            return
+        if not 0 < seq <= _SEQ_LIMIT:
+            self.send_error(None, codec.BAD_FRAME, "s must be from 1 to %d" % _SEQ_LIMIT)
             return
         if message.get("d") != self.session:
             self.send_error(seq, STALE_SESSION, "this boot's session is " + self.session)
@@ -197,7 +218,10 @@ class Link:
         message = {"t": "err", "d": self.session, "code": code, "msg": text[:200]}
         if seq is not None:
             message["s"] = seq
-        return codec.encode(message)
+        try:
+            return codec.encode(message)
+        except codec.FrameError:  # text that encodes too long: the code alone
+            return codec.encode({"t": "err", "d": self.session, "code": code, "msg": ""})
 
     def send_error(self, seq, code, text):
         self._queue(self._error_frame(seq, code, text))

@@ -150,3 +150,36 @@ async def test_oversized_reply_becomes_an_error_frame():
     h.cmd(1, "big")
     err = await h.reply(1)
     assert err["t"] == "err" and err["code"] == "too_long"
+
+
+async def test_frames_that_cannot_be_answered_leave_the_link_running():
+    h = Harness()
+    await h.hello()
+    h.port.send({"t": "hello", "nonce": "n" * 400, "proto": PROTOCOL})  # the answer: > 500 B
+    await h.port.wait_frame(lambda f: f["t"] == "err" and f["msg"].startswith("nonce"))
+    h.port.send({"t": "hello", "nonce": 12345, "proto": PROTOCOL})
+    h.cmd(10**420, "add")
+    h.cmd(10**18, "add")
+    h.cmd(0, "add")
+    h.cmd(-5, "add")
+    await h.port.wait_frame(lambda f: f["t"] == "err" and f["msg"].startswith("s must be"))
+    h.cmd(1, "add")
+    assert (await h.reply(1))["v"] == {"applied": 1}, "the sequence was poisoned"
+    refused = h.port.matching(lambda f: f["t"] == "err" and f["msg"].startswith("s must be"))
+    assert len(refused) >= 3 and all("s" not in f for f in refused)
+    assert (await h.hello("still"))["seq"] == 1
+
+
+async def test_a_handler_that_raises_is_answered_and_counted():
+    h = Harness()
+    await h.hello()
+
+    def broken_ack(message):
+        raise MemoryError
+
+    h.link._on_ack = broken_ack
+    h.port.send({"t": "ack", "d": h.link.session, "e": 1})
+    await h.port.wait_frame(lambda f: f["t"] == "err" and f["msg"] == "MemoryError")
+    assert h.link.stats["handler_errors"] == 1
+    h.cmd(1, "add")
+    assert (await h.reply(1))["v"] == {"applied": 1}
