@@ -2,6 +2,8 @@
 
 ``port`` is a device path or any pyserial URL (``socket://``, ``rfc2217://``, ``loop://``).
 Bytes go to ``on_bytes`` as they arrive; if the port goes away ``on_lost`` is called once.
+A write that the other end does not take within ``write_timeout`` seconds (a device that
+stopped reading) raises ``DeviceTimeout`` instead of blocking for ever.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from collections.abc import Callable
 
 import serial
 
-from .errors import DeviceDisconnected, LinkError
+from .errors import DeviceDisconnected, DeviceTimeout, LinkError
 
 _READ_TIMEOUT_S = 0.05
+WRITE_TIMEOUT_S = 2.0
 
 
 class SerialTransport:
@@ -24,6 +27,7 @@ class SerialTransport:
         on_lost: Callable[[Exception], None],
         *,
         baudrate: int = 115200,
+        write_timeout: float = WRITE_TIMEOUT_S,
     ) -> None:
         self.port = port
         self._on_bytes = on_bytes
@@ -33,7 +37,11 @@ class SerialTransport:
         self.lost: Exception | None = None
         try:
             self._serial = serial.serial_for_url(
-                port, baudrate=baudrate, timeout=_READ_TIMEOUT_S, exclusive=True
+                port,
+                baudrate=baudrate,
+                timeout=_READ_TIMEOUT_S,
+                write_timeout=write_timeout,
+                exclusive=True,
             )
         except (serial.SerialException, OSError, ValueError) as error:
             raise LinkError(f"cannot open {port}: {_one_line(error)}") from None
@@ -59,6 +67,11 @@ class SerialTransport:
         try:
             with self._write_lock:
                 self._serial.write(data)
+        except serial.SerialTimeoutException:
+            timeout = self._serial.write_timeout
+            raise DeviceTimeout(
+                f"{self.port}: the device took no data for {timeout:g} s (it is not reading)"
+            ) from None
         except (serial.SerialException, OSError) as error:
             raise DeviceDisconnected(f"{self.port} is gone: {_one_line(error)}") from None
 
