@@ -116,3 +116,18 @@ def test_demo_in_a_terminal_starts_the_table_on_simulated_devices(monkeypatch):
     monkeypatch.setattr(cli, "main", lambda argv: started.append(argv) or 0)
     assert demo.run_table_demo("lowdown", "Ann,Bob", interactive=True) == 0
     assert started == [["table", "lowdown", "--sim", "--players", "Ann,Bob"]]
+
+
+def test_every_usage_error_is_one_line_and_exit_2(capsys) -> None:
+    from popdice.cli import build_parser, main
+
+    commands = next(
+        action.choices
+        for action in build_parser()._actions
+        if isinstance(action.choices, dict) and "devices" in action.choices
+    )
+    for argv in [["nosuch"], *[[name, "--not-an-option"] for name in commands]]:
+        assert main(argv) == 2, argv
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and err.startswith("error: popdice"), (argv, err)
+        assert "--help" in err

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from typing import NoReturn
 
 from . import __version__
 from .client import connect
@@ -126,8 +128,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_table_demo(args.table, args.players, interactive=sys.stdin.isatty())
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on standard error (naming the command and
+    pointing at its --help) and exit code 2, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        first = message.strip().splitlines()[0] if message.strip() else "bad arguments"
+        self.exit(2, f"error: {self.prog}: {first} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="popdice",
         description="PopDice on the laptop: play at the table with the popper and the "
         "handheld, check and score the rules, find and flash the devices, run simulated ones.",
@@ -244,6 +255,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (``popdice history | head``): no traceback, and no second
+        # error when Python flushes standard output at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":
