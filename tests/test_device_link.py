@@ -112,3 +112,17 @@ def mpremote_exec(port: str, code: str) -> str:
 def test_the_repl_command_gives_the_repl_back(popper_dut):
     popper_dut.client.enter_repl()
     assert mpremote_exec(popper_dut.port, "print(6 * 7)") == "42"
+
+
+def test_work_the_host_can_start_is_bounded(popper):
+    assert popper.burst(100) == 100 and popper.burst(100) == 100
+    with pytest.raises(popdice.DeviceBusy, match="2 bursts are running"):
+        popper.burst(100)
+    received = 0
+    while received < 200:
+        item = popper.next_event(5.0)
+        assert item is not None, f"only {received} burst events came"
+        if isinstance(item, Event) and item.kind == "burst":
+            received += 1
+    assert popper.burst(1) == 1, "a burst can start again once the others ended"
+    assert popper.counter() == 1

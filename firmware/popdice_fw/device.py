@@ -15,12 +15,13 @@ import micropython
 from micropython import const
 
 from popdice_fw import PROTOCOL, VERSION, buttons
-from popdice_fw.link import BAD_ARGS, UNKNOWN_COMMAND, CommandError, Link
+from popdice_fw.link import BAD_ARGS, BUSY, UNKNOWN_COMMAND, CommandError, Link
 from popdice_fw.usb_serial import UsbSerial
 
 _BUTTON_POLL_MS = const(10)
 _BURST_MAX = const(100000)
 _PAD_MAX = const(400)
+_BURSTS_AT_ONCE = const(2)  # bursts running together at most; more are answered ``busy``
 
 _EDGE_NAMES = {buttons.PRESS: "press", buttons.RELEASE: "release", buttons.LONG: "long"}
 
@@ -46,6 +47,7 @@ class Device:
             self.dispatch,
         )
         self._counter = 0
+        self._bursts = 0
         self.commands = {
             "status": self.cmd_status,
             "echo": self.cmd_echo,
@@ -128,12 +130,18 @@ class Device:
         """Sends ``n`` numbered ``burst`` events as fast as the host takes them."""
         count = int_arg(args, "n", 1, _BURST_MAX)
         pad = "x" * int_arg(args, "pad", 0, _PAD_MAX, 0)
+        if self._bursts >= _BURSTS_AT_ONCE:
+            raise CommandError(BUSY, "%d bursts are running; wait for one to end" % self._bursts)
+        self._bursts += 1
         asyncio.create_task(self._burst(count, pad))
         return {"n": count}
 
     async def _burst(self, count, pad):
-        for i in range(count):
-            await self.link.send_event("burst", {"i": i, "pad": pad})
+        try:
+            for i in range(count):
+                await self.link.send_event("burst", {"i": i, "pad": pad})
+        finally:
+            self._bursts -= 1
 
     def cmd_repl(self, args):
         """Stops the link after this reply: main.py returns and the REPL is free."""

@@ -33,6 +33,7 @@ STALE_SESSION = "stale_session"
 UNKNOWN_COMMAND = "unknown_command"
 BAD_ARGS = "bad_args"
 INTERNAL = "internal"
+BUSY = "busy"
 
 
 class CommandError(Exception):

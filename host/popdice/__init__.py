@@ -3,6 +3,7 @@
 from .client import DeviceClient, Status, connect
 from .errors import (
     BadArguments,
+    DeviceBusy,
     DeviceDisconnected,
     DeviceError,
     DeviceRestarted,
@@ -22,6 +23,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BadArguments",
     "CommitmentMismatch",
+    "DeviceBusy",
     "DeviceClient",
     "DeviceDisconnected",
     "DeviceError",

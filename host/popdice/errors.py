@@ -48,3 +48,7 @@ class UnknownCommand(DeviceError):
 
 class BadArguments(DeviceError):
     """The firmware understood the command but not its arguments."""
+
+
+class DeviceBusy(DeviceError):
+    """The device has as much of that work running as it takes; try again when some ends."""

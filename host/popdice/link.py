@@ -26,6 +26,7 @@ from popdice_fw import PROTOCOL, codec
 
 from .errors import (
     BadArguments,
+    DeviceBusy,
     DeviceDisconnected,
     DeviceError,
     DeviceRestarted,
@@ -46,7 +47,7 @@ DATA_FRAMES = frozenset({"smp"})
 DATA_BACKLOG = 2000  # data frames kept for a reader that is behind (two minutes of samples)
 
 _DAMAGED = {codec.BAD_CRC, codec.BAD_FRAME, codec.BAD_JSON, codec.TOO_LONG}
-_ERRORS = {"unknown_command": UnknownCommand, "bad_args": BadArguments}
+_ERRORS = {"unknown_command": UnknownCommand, "bad_args": BadArguments, "busy": DeviceBusy}
 
 
 @dataclass(frozen=True)
