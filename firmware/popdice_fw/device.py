@@ -112,7 +112,8 @@ class Device:
             "heap_free": gc.mem_free(),
             "heap_used": gc.mem_alloc(),
             "unacked_events": self.link.unacked(),
-            "link": self.link.stats,
+            # Only the counters that are not 0: the reply has to fit one frame (500 bytes).
+            "link": {name: count for name, count in self.link.stats.items() if count},
         }
 
     def cmd_status(self, args):

@@ -372,7 +372,7 @@ class Popper(Device):
         if source == "file":
             self.detector_source = "detector.json"
             return ImpulseDetector(settings)
-        self.detector_source = "built-in" + source[len("defaults") :]
+        self.detector_source = ("built-in" + source[len("defaults") :])[:72]
         return PressDetector()
 
     def cmd_detector(self, args):

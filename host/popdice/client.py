@@ -10,6 +10,18 @@ from typing import Any, ClassVar
 from .errors import HandshakeFailed, LinkError
 from .link import DeviceInfo, Link, Notice
 
+# The firmware's link counters; a status reply carries only those that are not 0.
+LINK_COUNTERS = (
+    "rx_frames",
+    "rx_errors",
+    "tx_frames",
+    "tx_dropped",
+    "duplicates",
+    "retransmits",
+    "events_dropped",
+    "handler_errors",
+)
+
 
 @dataclass(frozen=True)
 class Status:
@@ -45,7 +57,7 @@ class Status:
             heap_free=int(reply.get("heap_free", 0)),
             heap_used=int(reply.get("heap_used", 0)),
             unacked_events=int(reply.get("unacked_events", 0)),
-            link=dict(reply.get("link", {})),
+            link={**dict.fromkeys(LINK_COUNTERS, 0), **dict(reply.get("link", {}))},
             extra={k: v for k, v in reply.items() if k not in known},
         )
 
