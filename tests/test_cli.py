@@ -131,3 +131,27 @@ def test_every_usage_error_is_one_line_and_exit_2(capsys) -> None:
         out, err = capsys.readouterr()
         assert out == "" and err.count("\n") == 1 and err.startswith("error: popdice"), (argv, err)
         assert "--help" in err
+
+
+def test_json_with_huge_numbers_or_deep_nesting_is_one_line(tmp_path, capsys) -> None:
+    from popdice.cli import main
+    from popdice.traces import press_trace
+    from popdice.traces.files import write_trace
+
+    trace = tmp_path / "t.csv"
+    write_trace(trace, press_trace(seed=1))
+    big = tmp_path / "big.json"
+    big.write_text('{"x": ' + "9" * 5000 + "}")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    for document, words in ((big, "too many digits"), (deep, "nested too deeply")):
+        for argv in (
+            ["check", "ringer", str(document)],
+            ["check", "popalotsy", str(document)],
+            ["score", "lowdown", str(document)],
+            ["detect", str(trace), "--labels", str(document)],
+            ["detect", str(trace), "--config", str(document)],
+        ):
+            assert main(argv) == 2, argv
+            out, err = capsys.readouterr()
+            assert out == "" and err.count("\n") == 1 and words in err, (argv, err)

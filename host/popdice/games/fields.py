@@ -145,4 +145,6 @@ def parse_document(text: str, label: str, error: ErrorFactory) -> Field:
         raise error(f"{prefix}not valid JSON ({where}): {bad.msg}") from None
     except RecursionError:
         raise error(f"{prefix}not valid JSON: nested too deeply") from None
+    except ValueError:  # Python refuses integers of over 4,300 digits
+        raise error(f"{prefix}not valid JSON: a number with too many digits") from None
     return Field(value, "", error)

@@ -111,6 +111,10 @@ def read_labels(path: str | Path) -> list[float]:
         raise TraceError(f"cannot read {path}: {error.strerror or error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise TraceError(f"{path}: not JSON ({error})") from None
+    except RecursionError:
+        raise TraceError(f"{path}: not JSON (nested too deeply)") from None
+    except ValueError:  # Python refuses integers of over 4,300 digits
+        raise TraceError(f"{path}: not JSON (a number with too many digits)") from None
     onsets = document.get("presses_ms") if isinstance(document, dict) else document
     if not isinstance(onsets, list):
         raise TraceError(f'{path}: expected {{"presses_ms": [...]}} or a list of press times')

@@ -352,8 +352,12 @@ def read_config(path: str | Path) -> dict[str, Any]:
         loaded: Any = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise TraceError(f"cannot read {path}: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise TraceError(f"{path}: not JSON ({error})") from None
+    except RecursionError:
+        raise TraceError(f"{path}: not JSON (nested too deeply)") from None
+    except ValueError:  # Python refuses integers of over 4,300 digits
+        raise TraceError(f"{path}: not JSON (a number with too many digits)") from None
     settings = loaded.get("settings", loaded) if isinstance(loaded, dict) else loaded
     try:
         return check_settings(settings)
