@@ -1,8 +1,9 @@
 """What both boards share: the link, the command table, status, diagnostics and the REPL.
 
 A board's app subclasses ``Device``, adds its commands to ``self.commands`` and its tasks
-(one asyncio task per concern) to ``tasks()``. ``run`` turns Ctrl-C off while the link
-runs; the ``repl`` command gives the REPL back.
+(one asyncio task per concern, as ``(name, coroutine function)``) to ``tasks()``; they run
+under the link's ``Supervisor``, which starts one that raised again. ``run`` turns Ctrl-C
+off while the link runs; the ``repl`` command gives the REPL back.
 """
 
 import asyncio
@@ -63,15 +64,26 @@ class Device:
         try:
             asyncio.run(self.main())
         finally:
+            self.hand_over()
             micropython.kbd_intr(3)
 
     async def main(self):
-        for coroutine in self.tasks():
-            asyncio.create_task(coroutine)
+        self.start_tasks()
         await self.link.run()
+        self.link.supervisor.cancel_all()
+        await asyncio.sleep_ms(0)  # the cancelled tasks end, and their frames are freed
+
+    def hand_over(self):
+        """Called once the link has stopped, before the REPL is free: boards that hold
+        secrets forget them here."""
+
+    def start_tasks(self):
+        """Starts the board's tasks under the supervisor."""
+        for name, make in self.tasks():
+            self.link.supervisor.start(name, make)
 
     def tasks(self):
-        return [self._poll_buttons()] if self.buttons else []
+        return [("buttons", self._poll_buttons)] if self.buttons else []
 
     async def dispatch(self, name, args):
         handler = self.commands.get(name)
@@ -104,7 +116,7 @@ class Device:
 
     def status(self):
         gc.collect()
-        return {
+        status = {
             "board": self.NAME,
             "fw": VERSION,
             "proto": PROTOCOL,
@@ -115,6 +127,8 @@ class Device:
             # Only the counters that are not 0: the reply has to fit one frame (500 bytes).
             "link": {name: count for name, count in self.link.stats.items() if count},
         }
+        status.update(self.link.supervisor.report())
+        return status
 
     def cmd_status(self, args):
         return self.status()

@@ -11,7 +11,7 @@ from time import ticks_ms
 
 from micropython import const
 
-from popdice_fw import buttons, screens
+from popdice_fw import buttons, screens, scrub
 from popdice_fw.battery import Battery
 from popdice_fw.buttons import Button
 from popdice_fw.device import Device, int_arg
@@ -65,7 +65,7 @@ class Handheld(Device):
         self.commands["settings"] = self.cmd_settings
 
     def tasks(self):
-        return super().tasks() + [self._screen(), self._watch_battery()]
+        return super().tasks() + [("screen", self._screen), ("battery", self._watch_battery)]
 
     # -- what the dice do ----------------------------------------------------------
 
@@ -134,6 +134,32 @@ class Handheld(Device):
                 STALE_ROLL, "roll %s is not the current roll (%s)" % (roll_id, current.roll_id)
             )
         return self.reveal("host")
+
+    def cmd_repl(self, args):
+        """Frees the REPL; an unrevealed roll is wiped first (it can never be revealed),
+        and the reply names it: ``{"wiped": roll_id}``, or ``null``."""
+        wiped = self.roller.wipe()
+        self._forget_pictures()
+        reply = super().cmd_repl(args)
+        reply["wiped"] = wiped
+        return reply
+
+    def hand_over(self):
+        """Before the REPL: no roll left unrevealed, a blank screen, the free heap
+        overwritten (every freed copy of the dice and the nonce)."""
+        self.roller.wipe()
+        self._forget_pictures()
+        if self.display is not None:
+            try:
+                self.display.show()
+            except OSError:
+                self.display_errors += 1
+        scrub.free_heap()
+
+    def _forget_pictures(self):
+        self._shown = None
+        if self.display is not None:
+            self.display.fill(0)
 
     def cmd_settings(self, args):
         """Sets any of ``peek_ms``, ``idle_ms``, ``low_mv`` (until reboot); returns them all."""

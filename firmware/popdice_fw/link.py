@@ -9,7 +9,9 @@
 - Events are numbered, kept in a bounded outbox and sent again every ``_RETRANSMIT_MS``
   until the host acknowledges them. Each carries ``lo``, the oldest number still kept, so
   the host knows when a full outbox dropped events.
-- A frame that cannot be read gets an error frame; nothing a host sends stops the link.
+- A frame that cannot be read gets an error frame; nothing a host sends stops the link:
+  the reader, writer and retransmitter run under a ``Supervisor``, which starts a task that
+  raised again and counts it.
 """
 
 import asyncio
@@ -21,6 +23,7 @@ from binascii import hexlify
 from micropython import const
 
 from popdice_fw import PROTOCOL, VERSION, codec
+from popdice_fw.supervise import Supervisor
 
 _RETRANSMIT_MS = const(250)
 _OUTBOX = const(32)
@@ -34,6 +37,11 @@ UNKNOWN_COMMAND = "unknown_command"
 BAD_ARGS = "bad_args"
 INTERNAL = "internal"
 BUSY = "busy"
+_TASKS = (
+    ("link writer", "_writer"),
+    ("link retransmitter", "_retransmitter"),
+    ("link reader", "_reader"),
+)
 
 
 class CommandError(Exception):
@@ -46,7 +54,8 @@ class CommandError(Exception):
 
 
 class Link:
-    def __init__(self, port, board, device_id, dispatch):
+    def __init__(self, port, board, device_id, dispatch, supervisor=None):
+        self.supervisor = supervisor or Supervisor()
         self.session = hexlify(os.urandom(4)).decode()
         self.board = board
         self.device_id = device_id
@@ -80,13 +89,12 @@ class Link:
     async def run(self):
         """Serves the link until ``stop`` is called and every queued frame is written."""
         self._send_hello(None)
-        writer = asyncio.create_task(self._writer())
-        retransmitter = asyncio.create_task(self._retransmitter())
-        reader = asyncio.create_task(self._reader())
+        supervisor = self.supervisor
+        for name, make in _TASKS:
+            supervisor.start(name, getattr(self, make))
         await self._stopped.wait()
-        reader.cancel()
-        retransmitter.cancel()
-        writer.cancel()
+        for name, _make in _TASKS:
+            supervisor.cancel(name)
 
     def stop(self):
         """Ends ``run`` once the frames already queued (a last reply) are written."""

@@ -97,12 +97,12 @@ class Popper(Device):
         self.commands["stream"] = self.cmd_stream
 
     def tasks(self):
-        tasks = super().tasks() + [self._pops(), self._lights()]
+        tasks = super().tasks() + [("pops", self._pops), ("lights", self._lights)]
         if self.accel is not None:
-            tasks.append(self._sense())
-            tasks.append(self._streamer())
+            tasks.append(("sensor", self._sense))
+            tasks.append(("stream", self._streamer))
         if self.buzzer is not None:
-            tasks.append(self._clicks())
+            tasks.append(("clicks", self._clicks))
         return tasks
 
     # -- the sensor ----------------------------------------------------------------

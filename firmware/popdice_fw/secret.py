@@ -1,6 +1,7 @@
 """The handheld's secret rolls: one colour die and one number die, a nonce and a commitment.
 
 Until ``reveal`` the values stay here: ``public()`` is what may cross the link before it.
+``wipe`` forgets an unrevealed roll for good (before the REPL is handed over).
 Roll ids are ``<link session>-<count>``, unique across boots without any storage. A roll
 made while the last one is unrevealed replaces it, and says so (``replaces``).
 """
@@ -25,6 +26,13 @@ class SecretRoll:
     def public(self):
         """What the host may know before the reveal."""
         return {"roll_id": self.roll_id, "commitment": self.commitment, "replaces": self.replaces}
+
+    def wipe(self):
+        """Forgets the dice and the nonce, overwriting the fields that held them: the roll can
+        no longer be revealed. The nonce's text is freed; ``scrub.free_heap`` overwrites it."""
+        self.colour = None
+        self.number = 0
+        self.nonce = None
 
     def opened(self):
         """The reveal: everything needed to check the commitment."""
@@ -66,6 +74,16 @@ class Roller:
             replaces,
         )
         return self.current
+
+    def wipe(self):
+        """Wipes the current roll if it is unrevealed, which leaves no current roll; returns
+        its id, or None."""
+        roll = self.current
+        if roll is None or roll.revealed:
+            return None
+        roll.wipe()
+        self.current = None
+        return roll.roll_id
 
     def reveal(self):
         """Marks the current roll revealed (it may already be) and returns it, or None."""

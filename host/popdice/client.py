@@ -90,10 +90,12 @@ class DeviceClient:
         """Asks for ``n`` numbered ``burst`` events, each padded with ``pad`` bytes."""
         return int(self.link.call("burst", {"n": n, "pad": pad})["n"])
 
-    def enter_repl(self) -> None:
-        """Stops the firmware's link and frees the REPL (for mpremote); closes this client."""
-        self.link.call("repl")
+    def enter_repl(self) -> dict[str, Any]:
+        """Stops the firmware's link and frees the REPL (for mpremote); closes this client.
+        Returns the device's reply: the handheld's names the unrevealed roll it wiped."""
+        reply = self.link.call("repl")
         self.close()
+        return reply
 
     def next_event(self, timeout: float | None = None) -> Notice | None:
         return self.link.next_event(timeout)

@@ -70,16 +70,15 @@ class Rig:
             port=self.port,
         )
         self.app.view.hint_ms = 100
-        self.tasks = [asyncio.create_task(c) for c in self.app.tasks()]
+        self.app.start_tasks()
         self.link_task = asyncio.create_task(self.app.link.run())
         self.seq = 0
 
     async def stop(self):
         """Ends every task of the app, so that none outlives its test."""
-        for task in self.tasks:
-            task.cancel()
         self.app.link.stop()
         await asyncio.wait_for_ms(self.link_task, 1000)
+        self.app.link.supervisor.cancel_all()
         for pin in (ROLL, PEEK, REVEAL):
             _simhw.drive(pin, None)
 

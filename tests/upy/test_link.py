@@ -183,3 +183,23 @@ async def test_a_handler_that_raises_is_answered_and_counted():
     assert h.link.stats["handler_errors"] == 1
     h.cmd(1, "add")
     assert (await h.reply(1))["v"] == {"applied": 1}
+
+
+async def test_a_link_task_that_dies_is_started_again_and_counted():
+    h = Harness()
+    await h.hello()
+
+    async def broken_read(buf):
+        h.port.read = real_read
+        raise RuntimeError("a port that failed in a way nobody expected")
+
+    real_read = h.port.read
+    h.port.read = broken_read  # the read after the next frame fails
+    h.cmd(1, "add")
+    assert (await h.reply(1))["v"] == {"applied": 1}
+    h.cmd(2, "add")
+    assert (await h.reply(2))["v"] == {"applied": 2}, "the reader did not come back"
+    assert h.link.supervisor.report() == {
+        "task_failures": 1,
+        "task_failed": "link reader: RuntimeError",
+    }

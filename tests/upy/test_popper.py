@@ -129,7 +129,7 @@ async def test_the_sensor_task_allocates_nothing_in_steady_state():
 async def test_a_recognised_press_pops_once_and_shows_the_result():
     app = popper(Presses(at=(3,)))
     app.animation = False
-    tasks = [asyncio.create_task(t) for t in app.tasks()]
+    app.start_tasks()
     for _ in range(10):
         app.on_sample()
     await asyncio.sleep_ms(30)
@@ -138,8 +138,7 @@ async def test_a_recognised_press_pops_once_and_shows_the_result():
     for die, value in enumerate(app.result):
         lit = sum(1 for i in range(9) if frame[27 * die + 3 * i] or frame[27 * die + 3 * i + 1])
         assert lit == value["number"]
-    for task in tasks:
-        task.cancel()
+    app.link.supervisor.cancel_all()
 
 
 def test_modes_roll_their_dice():

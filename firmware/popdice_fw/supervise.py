@@ -1,0 +1,66 @@
+"""Keeps a board's tasks alive: a task that raises is counted and started again.
+
+The link's reader, writer and retransmitter and every task of a board are started through
+the board's one ``Supervisor``. Each guards itself against what it expects (a frame that
+cannot be handled is answered and the reader goes on); this catches what nobody expected, so
+that no input can leave a board running with a task gone. It is asyncio's exception handler
+(called for a task that raised and that nobody awaits), so it costs no coroutine per task.
+``status`` reports ``task_failures`` and the last task that failed, with its error's type.
+"""
+
+import asyncio
+import gc
+
+from micropython import const
+
+_PAUSE_MS = const(50)  # before a restart, so a task that fails at once cannot spin
+
+
+class Supervisor:
+    def __init__(self):
+        self.failures = 0
+        self.last_failure = None  # "<task>: <error type>"
+        self._running = {}  # name: (coroutine function, its task)
+
+    def start(self, name, make):
+        """Runs ``make()`` (a coroutine function) as the task ``name``; it is started again,
+        after a pause, each time it raises."""
+        asyncio.get_event_loop().set_exception_handler(self._on_exception)
+        self._running[name] = (make, asyncio.create_task(make()))
+
+    def cancel(self, name):
+        entry = self._running.pop(name, None)
+        if entry is not None:
+            entry[1].cancel()
+
+    def cancel_all(self):
+        for name in list(self._running):
+            self.cancel(name)
+
+    def _on_exception(self, loop, context):
+        error = context.get("exception")
+        if isinstance(error, MemoryError):
+            gc.collect()
+        self.failures += 1
+        failed = context.get("future")
+        name = "a task not supervised"
+        for key, (make, task) in self._running.items():
+            if task is failed:
+                name = key
+                self._running[key] = (make, asyncio.create_task(_after_a_pause(make)))
+                break
+        try:
+            self.last_failure = name + ": " + type(error).__name__
+        except MemoryError:
+            self.last_failure = name
+
+    def report(self):
+        """What ``status`` shows: nothing while no task has failed."""
+        if not self.failures:
+            return {}
+        return {"task_failures": self.failures, "task_failed": self.last_failure}
+
+
+async def _after_a_pause(make):
+    await asyncio.sleep_ms(_PAUSE_MS)
+    await make()
