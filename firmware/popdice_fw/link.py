@@ -2,7 +2,9 @@
 
 - ``hello``: answered with the protocol version, firmware version, board, device id, this
   boot's session id, the last command sequence number seen, the last event number and the
-  last one acknowledged. It is also sent unasked at boot, so a host sees a reboot.
+  last one acknowledged. It is also sent unasked at boot, so a host sees a reboot. A hello
+  with ``renumber`` starts the command numbering again (a host whose commands the device
+  ignored because another program had numbered past them).
 - Commands carry the session id and a sequence number. A new number runs the command and
   its reply is kept; the same number again gets the kept reply without running twice; an
   older number is ignored. A command for another session gets ``stale_session``.
@@ -164,6 +166,9 @@ class Link:
             if nonce is not None and not (isinstance(nonce, str) and len(nonce) <= _NONCE_MAX):
                 self.send_error(None, codec.BAD_FRAME, "nonce: a string of at most 64 characters")
                 return
+            if message.get("renumber") is True:
+                self._last_seq = 0  # the host starts its numbering again
+                self._last_reply = None
             self._send_hello(nonce)
             self._host_seen = True
             self._resend_outbox()

@@ -3,6 +3,7 @@
 from .client import DeviceClient, Status, connect
 from .errors import (
     BadArguments,
+    CommandsOutOfStep,
     DeviceBusy,
     DeviceDisconnected,
     DeviceError,
@@ -22,6 +23,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BadArguments",
+    "CommandsOutOfStep",
     "CommitmentMismatch",
     "DeviceBusy",
     "DeviceClient",

@@ -33,6 +33,12 @@ class DeviceRestarted(LinkError):
     """The device rebooted while a command was in flight: it may or may not have run."""
 
 
+class CommandsOutOfStep(LinkError):
+    """The device had taken a command number past the one in flight (another program sent
+    it commands): that command may or may not have run. The numbering is started again, so
+    the next command goes through."""
+
+
 class DeviceError(PopdiceError):
     """The device refused a command with an error frame; ``code`` says why."""
 

@@ -26,6 +26,7 @@ from popdice_fw import PROTOCOL, codec
 
 from .errors import (
     BadArguments,
+    CommandsOutOfStep,
     DeviceBusy,
     DeviceDisconnected,
     DeviceError,
@@ -143,6 +144,7 @@ class Link:
         self._session: str | None = None
         self._known_session: str | None = None
         self._next_seq = 1
+        self._device_seq = 0  # the last command number the device said it saw
         self._last_event = 0
         self._pending: _Pending | None = None
         self._hello_nonce: str | None = None
@@ -267,20 +269,50 @@ class Link:
                         f"no answer from the {self._board()} on {self.port} to "
                         f"{message['c']!r} after {retries + 1} tries"
                     )
+                self._check_numbering(pending, message)
             self.stats.resends += 1
             self._send(pending.frame, message)
             deadline = time.monotonic() + timeout
+
+    def _check_numbering(self, pending: _Pending, message: dict[str, Any]) -> None:
+        """After a timeout: a hello says which command number the device saw last. Past the
+        one in flight means another program numbered commands for this session, and the
+        device ignores ours for good; then the numbering starts again (a hello with
+        ``renumber``) and ``CommandsOutOfStep`` says the command may or may not have run.
+        No hello (a bad line, a busy device) leaves it to the resends."""
+        seen = self._hello_seq(renumber=False)
+        if seen is None or seen <= pending.seq:
+            return
+        self._hello_seq(renumber=True)
+        raise CommandsOutOfStep(
+            f"the {self._board()} on {self.port} had taken command number {seen} from another "
+            f"program: {message['c']!r} may or may not have run; numbering started again"
+        )
+
+    def _hello_seq(self, *, renumber: bool) -> int | None:
+        """The device's last command number from a hello (None if none came in time); with
+        ``renumber`` the device starts its numbering again and so does this link."""
+        self._start_handshake(renumber=renumber)
+        if not self._hello_done.wait(self.timeout):
+            return None
+        with self._lock:
+            if self._pending is not None and self._pending.restarted:
+                return None  # a reboot: the caller raises DeviceRestarted
+            return self._device_seq
 
     def _board(self) -> str:
         return self.info.board if self.info else "device"
 
     # -- handshake -----------------------------------------------------------------
 
-    def _start_handshake(self) -> None:
+    def _start_handshake(self, renumber: bool = False) -> None:
         with self._lock:
             self._hello_nonce = secrets.token_hex(4)
             self._hello_done.clear()
-            hello = {"t": "hello", "nonce": self._hello_nonce, "proto": PROTOCOL}
+            hello: dict[str, Any] = {"t": "hello", "nonce": self._hello_nonce, "proto": PROTOCOL}
+            if renumber:
+                hello["renumber"] = True
+                self._next_seq = 1
         self._send(codec.encode(hello), hello)
 
     def _handshake(self) -> None:
@@ -316,7 +348,8 @@ class Link:
                 self.stats.reboots += 1
                 self._fail_pending()
                 self._events.put(DeviceReboot(previous, session))
-            self._next_seq = max(self._next_seq, int(message.get("seq", 0)) + 1)
+            self._device_seq = int(message.get("seq", 0))
+            self._next_seq = max(self._next_seq, self._device_seq + 1)
             self.info = DeviceInfo(
                 port=self.port,
                 board=str(message.get("board")),
