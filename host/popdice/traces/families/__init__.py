@@ -28,6 +28,7 @@ FAMILY_MODULES = {
     "snapdome": "popdice.traces.families.snapdome",
     "softpress": "popdice.traces.families.softpress",
     "springmass": "popdice.traces.families.springmass",
+    "cushion": "popdice.traces.families.cushion",
 }
 
 
