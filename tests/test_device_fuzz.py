@@ -201,7 +201,10 @@ def pieces(rng: random.Random, client: DeviceClient, count: int) -> Iterator[byt
 
 # On the emulated RP2040 (make test's tier) the popper's share; the handheld's runs there on
 # request: pytest --device rp2040 tests/test_device_fuzz.py
-@pytest.mark.parametrize("kind", [pytest.param("popper", marks=pytest.mark.rp2040_tier), "handheld"])
+ON_THE_TIER = pytest.mark.rp2040_tier
+
+
+@pytest.mark.parametrize("kind", [pytest.param("popper", marks=ON_THE_TIER), "handheld"])
 def test_fuzzed_frames_leave_the_device_answering_with_its_heap_as_before(request, kind):
     dut: DeviceUnderTest = request.getfixturevalue(f"{kind}_dut")
     client = dut.client
