@@ -61,10 +61,12 @@ Judges plays onto one Ringer Play Stack, one event at a time (rules §2.4-2.6). 
               {"play": {...}, "out_of_turn": true},     a Take Over on someone else's turn
               {"roll": 6},                               the die now shows 6
               {"start": {"suit": "yellow", "number": 6}}]}   a new stack after a Ringer
-A Reroll card has no number ("power": "reroll"). Powers: ask, draw1, draw2, take_over,
-reroll, steal1. Output: per event legal (or reason), ringer, won, and the power that acts.
-Reasons: identical, not_consecutive, not_matching, suit_mismatch, take_over_on_wild_reroll,
-no_stack, out_of_turn (a card other than a Take Over played out of turn).
+"top" is required: null means no stack yet (only a start or a roll may come first). A Reroll
+card has no number ("power": "reroll"). Powers: ask, draw1, draw2, take_over, reroll,
+steal1. Output: per event legal (or reason), ringer, won, and the power that acts.
+Reasons, the first that applies: no_stack, out_of_turn (a card other than a Take Over played
+out of turn), take_over_on_wild_reroll, identical, suit_mismatch, not_consecutive,
+not_matching (a wild card on either side not one apart too).
 """
 
 MOVE_HELP = """\
@@ -165,7 +167,8 @@ def add_parsers(subparsers: Any) -> None:
     p.add_argument(
         "--suggest",
         action="store_true",
-        help="also give, per player, the crossings to add that lower the score the most",
+        help="also give, per player, the crossings to add that lower the score the most "
+        "(on a tie: fewer lines, then rows before columns before diagonals)",
     )
     p.add_argument(
         "--data", metavar="JSON", type=file_name, help=DATA_HELP.format(name="lowdown.json")
