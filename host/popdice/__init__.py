@@ -12,6 +12,7 @@ from .errors import (
     LinkError,
     PopdiceError,
     ProtocolMismatch,
+    RequestTooLong,
     UnknownCommand,
 )
 from .handheld import CommitmentMismatch, Handheld, Reveal, SecretRoll
@@ -40,6 +41,7 @@ __all__ = [
     "PopdiceError",
     "Popper",
     "ProtocolMismatch",
+    "RequestTooLong",
     "Reveal",
     "SecretRoll",
     "Status",

@@ -33,6 +33,10 @@ class DeviceRestarted(LinkError):
     """The device rebooted while a command was in flight: it may or may not have run."""
 
 
+class RequestTooLong(PopdiceError):
+    """A command with its arguments does not fit in one frame of the link: nothing was sent."""
+
+
 class DeviceError(PopdiceError):
     """The device refused a command with an error frame; ``code`` says why."""
 
