@@ -11,7 +11,7 @@ from typing import NoReturn
 from . import __version__
 from .arguments import serial_port, whole_number
 from .client import connect
-from .discovery import find_devices, find_port
+from .discovery import find_devices, first_of
 from .errors import PopdiceError
 from .fairness import MAX_ROLLS
 from .firmware import KINDS
@@ -45,11 +45,15 @@ def pick_port(port: str | None, kind: str | None) -> str:
     """``port`` if given, else the first device of ``kind`` (real boards first)."""
     if port is not None:
         return port
+    devices = find_devices()
     for wanted in [kind] if kind else list(KINDS):
-        found = find_port(wanted)
+        found = first_of(devices, wanted)
         if found:
             return found
     what = kind or "PopDice device"
+    busy = [d.port for d in devices if d.busy and (kind is None or d.kind in (kind, "?"))]
+    if busy:
+        raise PopdiceError(f"no free {what}: {busy[0]} is busy (another program has it open)")
     start = f"popdice sim {kind or 'popper'}"
     raise PopdiceError(f"no {what} found: plug one in, or start a simulated one with `{start}`")
 
@@ -64,7 +68,9 @@ def cmd_devices(args: argparse.Namespace) -> int:
         return 0
     for d in devices:
         where = f"{d.port} (simulated)" if d.simulated else d.port
-        if d.problem:
+        if d.busy:
+            print(f"{d.kind:9} {d.device_id:16}  busy      {where}: another program has it open")
+        elif d.problem:
             print(f"?         {'-':16}  {'-':8}  {where}: {d.problem}")
         else:
             print(f"{d.kind:9} {d.device_id:16}  fw {d.firmware:5}  {where}")

@@ -13,6 +13,10 @@ class LinkError(PopdiceError):
     """The serial link to a device failed."""
 
 
+class PortBusy(LinkError):
+    """Another program (another user's, another checkout's) has the serial port open."""
+
+
 class DeviceDisconnected(LinkError):
     """The serial port went away (unplugged, or the simulator stopped)."""
 
