@@ -307,6 +307,8 @@ def test_the_simulate_command_takes_rule_settings(capsys):
         (["simulate", "lowdown", "--rule", "hidden_roller=up"],
          "error: rule hidden_roller: 'up' is not one of right, left"),
         (["simulate", "lowdown", "--rule", "speed"], "error: rule 'speed': write it as NAME=VALUE"),
+        (["simulate", "lowdown", "--rule", "end_grids=9"],
+         "error: rule end_grids: 9 is more than the 3 grids"),
         (["simulate", "popalotsy", "--mistakes", "2"], "error: --mistakes: 2.0 is not a chance"),
     ],
 )  # fmt: skip
