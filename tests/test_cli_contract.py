@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from popdice.arguments import file_name, input_file, serial_port
+from popdice.arguments import file_name, folder_name, input_file, output_file, serial_port
 from popdice.cli import build_parser, main
 from popdice.errors import SimulatorError
 from popdice.messages import LINE_LIMIT
@@ -26,6 +26,7 @@ from popdice.sim.supervisor import SimulatedPico
 POPDICE = str(Path(sys.executable).with_name("popdice"))
 HUGE = "9" * 5000
 FUZZ_SECONDS = 20
+NO_SIMULATOR = "a bad value got as far as starting a simulator"
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +65,7 @@ def no_devices_or_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
 
     def start(self: SimulatedPico) -> SimulatedPico:
-        raise SimulatorError("the fuzz starts no simulator")
+        raise SimulatorError(NO_SIMULATOR)
 
     monkeypatch.setattr(SimulatedPico, "start", start)
 
@@ -116,6 +117,10 @@ def bad_values(action: argparse.Action, files: dict[str, str]) -> list[str]:
     if action.type in (file_name, input_file):
         return ["", files["missing"], files["folder"], files["binary"], files["huge.json"],
                 files["deep.json"], files["list.json"], files["string.json"], "a\0b"]  # fmt: skip
+    if action.type is folder_name:
+        return ["", files["binary"], "a\0b"]
+    if action.type is output_file:
+        return ["", files["folder"], files["missing"] + "/x", "a\0b"]
     if action.type is serial_port:
         return ["", " ", files["missing"], "x" * 300, "a\0b"]
     if action.choices is not None:
@@ -178,6 +183,8 @@ def test_every_command_refuses_every_bad_value_in_one_line(files, capsys) -> Non
         shown = [word if len(word) < 60 else word[:20] + "..." for word in argv]
         if code != 2 or err.count("\n") != 1 or not err.endswith("\n") or "Traceback" in err:
             failures.append(f"{shown}: exit {code}, stderr {err[:300]!r}")
+        elif NO_SIMULATOR in err:
+            failures.append(f"{shown}: accepted, a simulator would have started")
         elif len(err) > LINE_LIMIT + 1 or (len(value) > 60 and value[:60] in err):
             failures.append(f"{shown}: the line is too long: {err[:300]!r}")
         elif out:

@@ -40,12 +40,18 @@ def serial_port(text: str) -> str:
 
 
 def file_name(text: str) -> str:
-    """A type for a file or folder argument: not empty (an empty name would mean the
-    current folder)."""
-    if not text:
-        raise argparse.ArgumentTypeError("the file name is empty")
-    _refuse_nul(text)
-    return text
+    """A type for a file to read (an empty name would mean the current folder)."""
+    return _name(text, "file")
+
+
+def output_file(text: str) -> str:
+    """A type for a file to write."""
+    return _name(text, "file")
+
+
+def folder_name(text: str) -> str:
+    """A type for a folder argument."""
+    return _name(text, "folder")
 
 
 def input_file(text: str) -> str:
@@ -55,6 +61,13 @@ def input_file(text: str) -> str:
             "the file name is empty: give a file, or - for standard input"
         )
     return file_name(text)
+
+
+def _name(text: str, what: str) -> str:
+    if not text:
+        raise argparse.ArgumentTypeError(f"the {what} name is empty")
+    _refuse_nul(text)
+    return text
 
 
 def _refuse_nul(text: str) -> None:

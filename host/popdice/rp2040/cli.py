@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..arguments import file_name
+from ..arguments import file_name, output_file
 from ..errors import PopdiceError
 from ..firmware import KINDS
 
@@ -48,7 +48,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--out",
         metavar="FILE.uf2",
-        type=file_name,
+        type=output_file,
         help="where to write it (default: popdice-BOARD.uf2)",
     )
     parser.set_defaults(run=run)

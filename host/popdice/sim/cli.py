@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..arguments import file_name
+from ..arguments import file_name, folder_name, output_file
 from ..errors import PopdiceError, SimulatorError
 from ..messages import one_line
 from . import protocol, render
@@ -53,7 +53,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--flash",
         metavar="DIR",
-        type=file_name,
+        type=folder_name,
         help="the simulated flash, kept across runs (laid out with the firmware if empty)",
     )
     parser.add_argument(
@@ -65,7 +65,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--show", action="store_true", help="draw the LEDs or display here")
     parser.add_argument(
-        "--png", metavar="FILE", type=file_name, help="save the handheld's display as a PNG"
+        "--png", metavar="FILE", type=output_file, help="save the handheld's display as a PNG"
     )
     return parser
 
@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
                 raise SimulatorError("--png draws the handheld's display: the popper has none")
             if args.micropython and not args.rp2040:
                 raise SimulatorError("--micropython is for --rp2040 (the unix port has its own)")
+            _check_places(args)
             sim = SimulatedPico(
                 args.kind,
                 device_id=args.device_id,
@@ -106,6 +107,19 @@ def run(args: argparse.Namespace) -> int:
         print(one_line(f"popdice sim: {error.strerror or error}: {where}"), file=sys.stderr)
         return 2
     return 0
+
+
+def _check_places(args: argparse.Namespace) -> None:
+    """Refuses a --flash that is a file and a --png that cannot be written, before the
+    simulator starts."""
+    if args.flash and Path(args.flash).exists() and not Path(args.flash).is_dir():
+        raise SimulatorError(f"--flash {args.flash} is a file: give a folder")
+    if args.png:
+        png = Path(args.png)
+        if png.is_dir():
+            raise SimulatorError(f"--png {png} is a folder: give a file name such as screen.png")
+        if not png.parent.is_dir():
+            raise SimulatorError(f"--png {png}: there is no folder {png.parent}")
 
 
 @contextlib.contextmanager

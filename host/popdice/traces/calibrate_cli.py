@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..arguments import file_name, serial_port
+from ..arguments import file_name, folder_name, serial_port
 from ..client import connect
 from ..popper import Popper
 from ..progress import ProgressBar
@@ -92,7 +92,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--keep",
         metavar="DIR",
-        type=file_name,
+        type=folder_name,
         help="where to keep the recordings (default: a new folder here)",
     )
     parser.set_defaults(run=run_calibrate)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..arguments import file_name, serial_port
+from ..arguments import output_file, serial_port
 from ..client import connect
 from ..popper import Popper
 from ..progress import ProgressBar
@@ -63,7 +63,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--seconds", type=_seconds, required=True, metavar="N", help="how long to record"
     )
     parser.add_argument(
-        "--out", type=file_name, required=True, metavar="FILE.csv", help="the trace to write"
+        "--out", type=output_file, required=True, metavar="FILE.csv", help="the trace to write"
     )
     parser.add_argument("--prompt", action="store_true", help="ask for each press with a beep")
     parser.add_argument(

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..arguments import file_name
+from ..arguments import folder_name, output_file
 from ..progress import ProgressBar
 from .files import TraceError
 from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL, Score
@@ -56,12 +56,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "folder", metavar="DIR", type=file_name, help="labelled recordings (NAME.csv + labels)"
+        "folder", metavar="DIR", type=folder_name, help="labelled recordings (NAME.csv + labels)"
     )
     parser.add_argument(
         "--out",
         metavar="DETECTOR.json",
-        type=file_name,
+        type=output_file,
         required=True,
         help="where to write the settings",
     )
