@@ -31,7 +31,7 @@ FILE_HELP = "the JSON document to judge, or - to read it from standard input"
 DATA_HELP = "a replacement for the packaged {name} (card lists, colours, layouts)"
 
 CHECK_EPILOG = """\
-Each check reads one JSON document and prints one JSON verdict (formats.md).
+Each check reads one JSON document and prints one JSON verdict.
 Exit code 0: the verdict is on standard output (an illegal play is a verdict).
 Exit code 2: the document is not valid; one line on standard error names the field.
 
