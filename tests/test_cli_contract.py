@@ -222,7 +222,7 @@ def test_bounds_are_stated_and_checked_before_any_device(files, capsys, monkeypa
         (["fairness", "--batch", str(10**9)], "from 1 to 20,000, not '1000000000'"),
         (["fairness", "--rolls", str(10**9)], "from 1 to 10,000,000"),
         (["simulate", "ringer", "--games", str(10**12)], "from 1 to 100,000"),
-        (["simulate", "ringer", "--games", HUGE], "not '" + "9" * 37 + "...'"),
+        (["simulate", "ringer", "--games", HUGE], "not '" + "9" * 18 + "..." + "9" * 19 + "'"),
     ):
         code, out, err = run_in_process(argv, capsys)
         assert code == 2 and out == "" and words in err and err.count("\n") == 1, (argv, err)
@@ -264,3 +264,10 @@ def test_a_closed_pipe_ends_quietly(files, tmp_path) -> None:
     finally:
         os.close(write_end)
     assert done.returncode == 1 and done.stderr == ""
+
+
+def test_a_long_file_name_is_shortened_keeping_its_end(tmp_path, capsys) -> None:
+    deep = tmp_path.joinpath(*["folder"] * 20, "race.json")
+    code, out, err = run_in_process(["check", "popalotsy", str(deep)], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "...r/folder/race.json: no such file" in err and len(err) < 100, err
