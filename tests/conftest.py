@@ -3,14 +3,28 @@ a fresh table journal for each table test."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from popdice.sim.registry import SIM_DIR_ENV
 from popdice.table.journal import Journal
 
 pytest_plugins = ["popdice.hil"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """This run's simulators live in a folder of their own (unless POPDICE_SIM_DIR names
+    one): another checkout's or test run's simulators are not listed or probed here, nor
+    these there."""
+    if not os.environ.get(SIM_DIR_ENV):
+        folder = tempfile.mkdtemp(prefix="popdice-sims-")
+        os.environ[SIM_DIR_ENV] = folder
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 @pytest.fixture()

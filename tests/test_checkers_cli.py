@@ -239,9 +239,7 @@ def card(text: str) -> dict[str, Any]:
 
 
 def ringer_results(capsys, monkeypatch, die: int, top: str | None, *events: Any):
-    doc: dict[str, Any] = {"die": die, "events": list(events)}
-    if top is not None:
-        doc["top"] = card(top)
+    doc = {"die": die, "top": None if top is None else card(top), "events": list(events)}
     return judge(capsys, monkeypatch, ["check", "ringer"], doc)["results"]
 
 
@@ -262,6 +260,40 @@ def test_ringer_reasons(capsys, monkeypatch, top, played, reason):
     assert results[0] == {"legal": False, "reason": reason}
     if top == "pink 3":  # an illegal play leaves the stack as it was
         assert results[1] == {"legal": True, "ringer": False, "power": None}
+
+
+def test_ringer_needs_top_and_null_means_no_stack_yet(capsys, monkeypatch):
+    message = fails(capsys, monkeypatch, ["check", "ringer"], {"die": 3, "events": []})
+    assert message == "error: top: missing"
+    results = ringer_results(
+        capsys, monkeypatch, 3, None,
+        {"play": card("pink 4")},
+        {"start": card("pink 4")},
+        {"play": card("pink 5")},
+    )  # fmt: skip
+    assert results == [
+        {"legal": False, "reason": "no_stack"},
+        {"legal": True},
+        {"legal": True, "ringer": False, "power": None},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("top", "played", "reason"),
+    [
+        (None, {"play": card("pink 4"), "out_of_turn": True}, "no_stack"),
+        ("wild 4", {"play": card("wild 6")}, "not_matching"),
+        ("wild 2", {"play": card("wild 5 draw1")}, "not_matching"),
+        ("wild 5", {"play": card("wild 3"), "out_of_turn": True}, "out_of_turn"),
+    ],
+)
+def test_where_several_reasons_apply_the_first_in_the_stated_order_is_given(
+    capsys, monkeypatch, top, played, reason
+):
+    """no_stack, out_of_turn, take_over_on_wild_reroll, identical, suit_mismatch,
+    not_consecutive, not_matching; a wild card on either side not one apart: not_matching."""
+    results = ringer_results(capsys, monkeypatch, 6, top, played)
+    assert results == [{"legal": False, "reason": reason}]
 
 
 def test_ringer_after_a_ringer_plays_wait_for_a_start(capsys, monkeypatch):
@@ -393,21 +425,23 @@ BAD_INPUTS = [
     (["check", "popalotsy"], {"dice": [], "piles": [], "hands": {"ann": -1}},
      "error: hands.ann: -1 is not a card count (0 or more)"),
     (["check", "ringer"], {"die": 7, "events": []}, "error: die: 7 is not a die number (1-6)"),
-    (["check", "ringer"], {"die": 3, "events": [{"roll": 2, "start": {}}]},
+    (["check", "ringer"], {"die": 3, "top": None, "events": [{"roll": 2, "start": {}}]},
      "error: events[0]: an event has exactly one of play, roll, start"),
-    (["check", "ringer"], {"die": 3, "events": [{"play": {"suit": "pink"}}]},
+    (["check", "ringer"], {"die": 3, "top": None, "events": [{"play": {"suit": "pink"}}]},
      'error: events[0].play: a card without a number must be a Reroll ("power": "reroll")'),
-    (["check", "ringer"], {"die": 3, "events": [{"play": {"suit": "pink", "number": 3,
-                                                          "power": "reroll"}}]},
+    (["check", "ringer"], {"die": 3, "top": None,
+                           "events": [{"play": {"suit": "pink", "number": 3, "power": "reroll"}}]},
      "error: events[0].play.number: a Reroll card has no number: leave it out or write null"),
-    (["check", "ringer"], {"die": 3, "events": [{"play": {"suit": "red", "number": 3}}]},
+    (["check", "ringer"], {"die": 3, "top": None,
+                           "events": [{"play": {"suit": "red", "number": 3}}]},
      'error: events[0].play.suit: "red" is not a Ringer suit (pink, blue, green, yellow, wild)'),
-    (["check", "ringer"], {"die": 3, "events": [{"play": {"suit": "pink", "number": 3,
-                                                          "power": "skip"}}]},
+    (["check", "ringer"], {"die": 3, "top": None,
+                           "events": [{"play": {"suit": "pink", "number": 3, "power": "skip"}}]},
      'error: events[0].play.power: "skip" is not a power (ask, draw1, draw2, take_over, '
      "reroll, steal1)"),
-    (["check", "ringer"], {"die": 3, "events": [{"play": {"suit": "pink", "number": 3},
-                                                 "out_of_turn": "yes"}]},
+    (["check", "ringer"], {"die": 3, "top": None,
+                           "events": [{"play": {"suit": "pink", "number": 3},
+                                       "out_of_turn": "yes"}]},
      "error: events[0].out_of_turn: expected true or false, got a string"),
     (["score", "lowdown"], {"boards": {"ann": {"grids": {"pink/blue": []}}}},
      "error: boards.ann.grids.pink/blue: unknown grid (the grids are red/orange, purple/blue, "
@@ -548,20 +582,25 @@ def test_popalotsy_checker_agrees_with_the_pseudo_code(doc):
     assert result["winner"] == (still_empty[0] if still_empty else None)
 
 
-def oracle_legal(x: dict, t: dict) -> bool:
+def oracle_reason(x: dict, t: dict) -> str | None:
+    """Why ``x`` may not go on ``t`` (None: it may), the first reason in formats.md's order."""
     xn, tn = x.get("number"), t.get("number")
-    if x["suit"] == t["suit"] and xn == tn:
-        return False
     if x.get("power") == "take_over" and tn is None and t["suit"] == "wild":
-        return False
+        return "take_over_on_wild_reroll"
+    if x["suit"] == t["suit"] and xn == tn:
+        return "identical"
     if tn is None:
-        return t["suit"] == "wild" or x["suit"] in (t["suit"], "wild")
+        legal = t["suit"] == "wild" or x["suit"] in (t["suit"], "wild")
+        return None if legal else "suit_mismatch"
     if xn is None:
-        return x["suit"] == "wild" or x["suit"] == t["suit"] or t["suit"] == "wild"
+        legal = x["suit"] == "wild" or x["suit"] == t["suit"] or t["suit"] == "wild"
+        return None if legal else "suit_mismatch"
     d = abs(xn - tn)
     if "wild" in (x["suit"], t["suit"]):
-        return d <= 1
-    return d == 1 if x["suit"] == t["suit"] else d == 0
+        return None if d <= 1 else "not_matching"
+    if x["suit"] == t["suit"]:
+        return None if d == 1 else "not_consecutive"
+    return None if d == 0 else "not_matching"
 
 
 def ringer_card(draw: Any) -> dict[str, Any]:
@@ -579,7 +618,7 @@ def ringer_card(draw: Any) -> dict[str, Any]:
 def test_ringer_checker_agrees_with_the_pseudo_code(data):
     draw = data.draw
     die = draw(st.integers(1, 6))
-    top = ringer_card(draw)
+    top = None if draw(st.integers(0, 5)) == 0 else ringer_card(draw)
     events: list[dict[str, Any]] = []
     for _ in range(draw(st.integers(0, 12))):
         kind = draw(st.sampled_from(["play"] * 6 + ["roll", "start"]))
@@ -592,7 +631,7 @@ def test_ringer_checker_agrees_with_the_pseudo_code(data):
             events.append(event)
     results = check_ringer(doc_field({"die": die, "top": top, "events": events}))["results"]
     assert len(results) == len(events)
-    stack: list[dict] = [top]
+    stack: list[dict] = [] if top is None else [top]
     for event, result in zip(events, results, strict=True):
         if "roll" in event:
             die = event["roll"]
@@ -602,13 +641,14 @@ def test_ringer_checker_agrees_with_the_pseudo_code(data):
             assert result == {"legal": True}
         else:
             x, out = event["play"], event.get("out_of_turn", False)
-            legal = (
-                bool(stack)
-                and (not out or x.get("power") == "take_over")
-                and oracle_legal(x, stack[-1])
-            )
-            assert result["legal"] == legal
-            if not legal:
+            if not stack:
+                reason = "no_stack"
+            elif out and x.get("power") != "take_over":
+                reason = "out_of_turn"
+            else:
+                reason = oracle_reason(x, stack[-1])
+            assert result["legal"] == (reason is None) and result.get("reason") == reason
+            if reason is not None:
                 continue
             stack.append(x)
             ringer = not out and x.get("number") == die
@@ -663,7 +703,9 @@ def oracle_line_ok(rows: list, line: str) -> bool:
     return len(set(values)) == 1 or sum(values) == 10
 
 
-def oracle_best_saving(rows: list, crossed: list[str]) -> int:
+def oracle_best_crossings(rows: list, crossed: list[str]) -> tuple[int, list[str]]:
+    """The saving and the lines of formats.md's suggestion: the most saved; on a tie the
+    fewest lines, then the smaller sorted list in the order r0 r1 r2 c0 c1 c2 d0 d1."""
     used = {cell for line in crossed for cell in ORACLE_LINES[line]}
     options = [
         line
@@ -671,13 +713,21 @@ def oracle_best_saving(rows: list, crossed: list[str]) -> int:
         if line not in crossed and oracle_line_ok(rows, line)
         and not used & set(ORACLE_LINES[line])
     ]  # fmt: skip
-    best = 0
-    for count in range(1, len(options) + 1):
+    order = list(ORACLE_LINES)
+    ranked = []
+    for count in range(len(options) + 1):
         for chosen in itertools.combinations(options, count):
             cells = [cell for line in chosen for cell in ORACLE_LINES[line]]
             if len(cells) == len(set(cells)):
-                best = max(best, sum(rows[r][c] for r, c in cells))
-    return best
+                saving = sum(rows[r][c] for r, c in cells)
+                lines = sorted(chosen, key=order.index)
+                ranked.append((-saving, len(lines), [order.index(x) for x in lines], lines))
+    best = min(ranked)
+    return -best[0], best[3]
+
+
+def oracle_best_saving(rows: list, crossed: list[str]) -> int:
+    return oracle_best_crossings(rows, crossed)[0]
 
 
 @FEW
@@ -714,6 +764,7 @@ def test_lowdown_scoring_agrees_with_the_formula_and_suggestions_keep_the_rules(
             assert not set(new_cells) & set(cells[: 3 * len(before)])
             assert len(set(new_cells)) == len(new_cells)
             saving += oracle_best_saving(full[name], before)
+            assert lines == oracle_best_crossings(full[name], before)[1]
         assert result["suggested_scores"][player] == result["scores"][player] - saving
         for name in GRIDS:
             if name not in added:
@@ -721,6 +772,22 @@ def test_lowdown_scoring_agrees_with_the_formula_and_suggestions_keep_the_rules(
     best = min(result["scores"].values())
     assert result["winners"] == [p for p, s in result["scores"].items() if s == best]
     assert result["game_over"] == any(n >= 2 for n in result["finished"].values())
+
+
+@pytest.mark.parametrize(
+    ("rows", "suggested"),
+    [
+        ([[4, 2, 6], [5, 2, 3], [3, 4, 1]], ["r1"]),  # r1 or c2 saves 10: rows first
+        ([[3, 1, 2], [5, 4, 6], [4, 5, 3]], ["c1"]),  # c1, d0 or d1 saves 10: columns first
+        ([[2, 2, 2], [2, 2, 2], [2, 2, 2]], ["r0", "r1", "r2"]),  # or c0 c1 c2, 18 each
+    ],
+)
+def test_lowdown_suggestion_ties_go_to_rows_then_columns_then_diagonals(
+    capsys, monkeypatch, rows, suggested
+):
+    doc = {"boards": {"ann": {"grids": {"red/orange": rows}}}}
+    result = judge(capsys, monkeypatch, ["score", "lowdown", "--suggest"], doc)
+    assert result["suggest"] == {"ann": {"red/orange": suggested}}
 
 
 LAYOUT = [["A", "B", "H"], ["B", "H", "A"], ["H", "A", "B"]]

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+from scripted_device import ScriptedDevice
+
+import popdice
 from popdice import discovery
+from popdice.cli import main
+from popdice.sim import registry
+from popdice.sim.registry import SIM_DIR_ENV, SimEntry
 
 
 def fake_ports(*ports):
@@ -36,3 +45,71 @@ def test_a_board_without_popdice_firmware_is_listed_with_the_problem(monkeypatch
     monkeypatch.setattr(discovery.list_ports, "comports", fake_ports((str(silent), 0x2E8A, 5)))
     found = discovery.find_devices(simulated=False)
     assert len(found) == 1 and found[0].kind == "?" and found[0].problem
+
+
+@pytest.fixture
+def sim_folder(tmp_path, monkeypatch):
+    """An empty simulators' folder of this test's own, and no real boards."""
+    folder = tmp_path / "sims"
+    folder.mkdir()
+    monkeypatch.setenv(SIM_DIR_ENV, str(folder))
+    monkeypatch.setattr(discovery.list_ports, "comports", fake_ports())
+    return folder
+
+
+def register_scripted(device: ScriptedDevice, folder: Path, kind: str, device_id: str) -> None:
+    """Registers ``device`` as a running simulator (this process supervises it)."""
+    control = folder / f"control-{device_id}"
+    control.write_text("")
+    registry.register(SimEntry(kind, device_id, device.port, str(control), os.getpid()))
+
+
+def test_a_busy_simulator_is_listed_once_as_busy(sim_folder, capsys):
+    device = ScriptedDevice()
+    try:
+        alias = sim_folder / "tty-alias"
+        alias.symlink_to(device.port)
+        register_scripted(device, sim_folder, "popper", "00000000000000aa")
+        control = str(sim_folder / "control-00000000000000aa")
+        registry.register(SimEntry("popper", "00000000000000bb", str(alias), control, os.getpid()))
+        with popdice.connect(device.port):  # another program holds the port
+            found = discovery.find_devices(real=False)
+            assert [(d.kind, d.device_id, d.busy) for d in found] == [
+                ("popper", "00000000000000aa", True)
+            ]
+            assert main(["devices", "--sim-only"]) == 0
+            out, err = capsys.readouterr()
+            assert err == "" and out.count("\n") == 1
+            assert out.startswith("popper    00000000000000aa  busy ") and "has it open" in out
+            assert main(["status", "--kind", "popper"]) == 2
+            assert capsys.readouterr().err == (
+                f"error: no free popper: {device.port} is busy (another program has it open)\n"
+            )
+        assert discovery.find_port("popper") == device.port  # free again
+    finally:
+        device.close()
+
+
+def test_each_checkout_keeps_its_simulators_to_its_own_folder(sim_folder, monkeypatch):
+    device = ScriptedDevice()
+    try:
+        register_scripted(device, sim_folder, "popper", "00000000000000cc")
+        assert [sim.device_id for sim in registry.running()] == ["00000000000000cc"]
+        monkeypatch.setenv(SIM_DIR_ENV, str(sim_folder.parent / "another-checkout"))
+        assert registry.running() == [] and discovery.find_devices() == []
+    finally:
+        device.close()
+
+
+def test_this_test_run_has_a_simulators_folder_of_its_own():
+    assert os.environ.get(SIM_DIR_ENV)
+    assert registry.runtime_dir() != registry.default_dir()
+
+
+def test_the_simulators_folder_needs_no_user_id(monkeypatch, tmp_path):
+    """As on Windows, where os has no getuid."""
+    monkeypatch.delenv(SIM_DIR_ENV)
+    monkeypatch.setattr(registry, "default_dir", lambda: tmp_path / "runtime" / "popdice")
+    monkeypatch.delattr(os, "getuid")
+    assert registry.runtime_dir() == tmp_path / "runtime" / "popdice"
+    assert registry.running() == []

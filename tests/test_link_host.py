@@ -6,7 +6,7 @@ import pytest
 from scripted_device import ScriptedDevice
 
 import popdice
-from popdice.link import DeviceReboot, Event, EventGap, Link
+from popdice.link import COMPLAINTS_KEPT, DeviceReboot, Event, EventGap, Link
 
 
 @pytest.fixture
@@ -181,3 +181,21 @@ def test_an_unplugged_port_raises_disconnected(link, device):
 def test_a_missing_port_is_a_one_line_error():
     with pytest.raises(popdice.LinkError, match="cannot open /dev/nonexistent"):
         popdice.connect("/dev/nonexistent")
+
+
+def test_complaints_nobody_reads_are_bounded_to_the_newest(link, device):
+    for n in range(COMPLAINTS_KEPT + 50):
+        device.send({"t": "err", "d": device.session, "code": "bad_crc", "msg": f"#{n}"})
+    device.event(1, 1)
+    assert isinstance(link.next_event(5), Event)  # after every complaint before it
+    assert link.complaints.qsize() == COMPLAINTS_KEPT
+    assert link.stats.complaints_dropped == 50
+    assert link.complaints.get_nowait() == ("bad_crc", "#50")
+
+
+def test_a_request_too_long_for_a_frame_is_a_popdice_error(link, device):
+    device.handler = lambda dev, msg: {"ok": True}
+    with pytest.raises(popdice.RequestTooLong, match=r"'echo'.*at most 500"):
+        link.call("echo", {"text": "x" * 600})
+    assert link.call("echo", {"text": "fits"}) == {"ok": True}
+    assert issubclass(popdice.RequestTooLong, popdice.PopdiceError)

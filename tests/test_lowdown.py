@@ -416,3 +416,12 @@ def test_player_counts_outside_two_to_four_are_refused():
 
     with pytest.raises(ConfigError, match="2 to 4 players, not 5"):
         LowdownState(5, seed=0)
+
+
+def test_a_game_end_no_board_can_reach_is_refused():
+    """end_grids above the number of grids: no game would ever end (a simulation ran for ever)."""
+    from popdice.games.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="rule end_grids: 4 is more than the 3 grids"):
+        LowdownState(2, seed=0, config=LowdownConfig(end_grids=4))
+    assert not LowdownState(2, seed=0, config=LowdownConfig(end_grids=3)).is_terminal()

@@ -154,7 +154,7 @@ def test_example_3_on_a_wild_4():
             assert problem(f"{suit} {number}", "wild 4") is expected
     assert problem("pink reroll", "wild 4") is None
     assert problem("pink 2", "wild 4") is Reason.NOT_MATCHING
-    assert problem("wild 6", "wild 4") is Reason.NOT_CONSECUTIVE
+    assert problem("wild 6", "wild 4") is Reason.NOT_MATCHING  # a wild card: not matching
 
 
 def test_example_4_an_identical_card_is_illegal_whatever_its_power():

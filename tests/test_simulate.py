@@ -301,10 +301,14 @@ def test_the_simulate_command_takes_rule_settings(capsys):
     ("argv", "message"),
     [
         (["simulate", "ringer", "--players", "6"], "error: ringer takes 2 to 5 players, not 6"),
-        (["simulate", "ringer", "--games", "0"], "error: --games: 0 is not a number of games"),
+        (["simulate", "ringer", "--games", "0"],
+         "error: popdice simulate: argument --games: expected a whole number from 1 to 100,000, "
+         "not '0'"),
         (["simulate", "lowdown", "--rule", "hidden_roller=up"],
          "error: rule hidden_roller: 'up' is not one of right, left"),
         (["simulate", "lowdown", "--rule", "speed"], "error: rule 'speed': write it as NAME=VALUE"),
+        (["simulate", "lowdown", "--rule", "end_grids=9"],
+         "error: rule end_grids: 9 is more than the 3 grids"),
         (["simulate", "popalotsy", "--mistakes", "2"], "error: --mistakes: 2.0 is not a chance"),
     ],
 )  # fmt: skip

@@ -12,7 +12,9 @@ from .errors import (
     HandshakeFailed,
     LinkError,
     PopdiceError,
+    PortBusy,
     ProtocolMismatch,
+    RequestTooLong,
     UnknownCommand,
 )
 from .handheld import CommitmentMismatch, Handheld, Reveal, SecretRoll
@@ -41,7 +43,9 @@ __all__ = [
     "LinkError",
     "PopdiceError",
     "Popper",
+    "PortBusy",
     "ProtocolMismatch",
+    "RequestTooLong",
     "Reveal",
     "SecretRoll",
     "Status",

@@ -9,10 +9,14 @@ import sys
 from typing import NoReturn
 
 from . import __version__
+from .arguments import serial_port, whole_number
 from .client import connect
-from .discovery import find_devices, find_port
+from .discovery import find_devices, first_of
 from .errors import PopdiceError
+from .fairness import MAX_ROLLS
 from .firmware import KINDS
+from .messages import LINE_LIMIT, one_line
+from .popper import ROLL_COUNTS_MAX
 
 EPILOG = """\
 examples:
@@ -39,13 +43,17 @@ examples:
 
 def pick_port(port: str | None, kind: str | None) -> str:
     """``port`` if given, else the first device of ``kind`` (real boards first)."""
-    if port:
+    if port is not None:
         return port
+    devices = find_devices()
     for wanted in [kind] if kind else list(KINDS):
-        found = find_port(wanted)
+        found = first_of(devices, wanted)
         if found:
             return found
     what = kind or "PopDice device"
+    busy = [d.port for d in devices if d.busy and (kind is None or d.kind in (kind, "?"))]
+    if busy:
+        raise PopdiceError(f"no free {what}: {busy[0]} is busy (another program has it open)")
     start = f"popdice sim {kind or 'popper'}"
     raise PopdiceError(f"no {what} found: plug one in, or start a simulated one with `{start}`")
 
@@ -60,7 +68,9 @@ def cmd_devices(args: argparse.Namespace) -> int:
         return 0
     for d in devices:
         where = f"{d.port} (simulated)" if d.simulated else d.port
-        if d.problem:
+        if d.busy:
+            print(f"{d.kind:9} {d.device_id:16}  busy      {where}: another program has it open")
+        elif d.problem:
             print(f"?         {'-':16}  {'-':8}  {where}: {d.problem}")
         else:
             print(f"{d.kind:9} {d.device_id:16}  fw {d.firmware:5}  {where}")
@@ -102,8 +112,6 @@ def cmd_fairness(args: argparse.Namespace) -> int:
     from .popper import Popper
     from .progress import ProgressBar
 
-    if args.rolls < 1:
-        raise PopdiceError(f"--rolls must be at least 1, not {args.rolls}")
     port = pick_port(args.port, "popper")
     with connect(port) as client:
         if not isinstance(client, Popper):
@@ -120,8 +128,10 @@ def cmd_fairness(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo, run_table_demo
+    from .demo import check_table_players, run_demo, run_table_demo
 
+    if args.table != "none":
+        check_table_players(args.table, args.players)
     status = run_demo(real=not args.sim)
     if status != 0 or args.table == "none":
         return status
@@ -134,7 +144,8 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         first = message.strip().splitlines()[0] if message.strip() else "bad arguments"
-        self.exit(2, f"error: {self.prog}: {first} (see {self.prog} --help)\n")
+        tail = f" (see {self.prog} --help)"
+        self.exit(2, one_line(f"error: {self.prog}: {first}", LINE_LIMIT - len(tail)) + tail + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -166,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Asks one device for its status. Without --port, the first device of "
         "--kind is used (real boards first, then simulators).",
     )
-    p.add_argument("--port", help="serial port or pyserial URL")
+    p.add_argument("--port", type=serial_port, help="serial port or pyserial URL")
     p.add_argument("--kind", choices=KINDS, help="which kind of device to look for")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=cmd_status)
@@ -178,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
         "firmware already runs on the port it is asked to free the REPL first. Modules are "
         "compiled to .mpy with mpy-cross unless --source is given.",
     )
-    p.add_argument("--port", required=True, help="serial port of the board")
+    p.add_argument("--port", type=serial_port, required=True, help="serial port of the board")
     p.add_argument("--board", required=True, choices=KINDS, help="which device this board is")
     p.add_argument("--source", action="store_true", help="deploy .py sources, not .mpy")
     p.set_defaults(run=cmd_flash)
@@ -191,12 +202,22 @@ def build_parser() -> argparse.ArgumentParser:
         "each face, the chi-squared statistic and its p-value. A fair die gives p spread "
         "evenly between 0 and 1; p below 0.001 is marked SUSPECT.",
     )
-    p.add_argument("--rolls", type=int, default=10000, help="how many rolls (10,000)")
+    p.add_argument(
+        "--rolls",
+        type=whole_number(1, MAX_ROLLS),
+        default=10000,
+        help=f"how many rolls (10,000; at most {MAX_ROLLS:,})",
+    )
     p.add_argument("--mode", choices=("popalotsy", "lowdown", "ringer"), help="(current mode)")
     p.add_argument(
-        "--batch", type=int, default=2000, help="rolls per request (2,000: about 4 s on a Pico)"
+        "--batch",
+        type=whole_number(1, ROLL_COUNTS_MAX),
+        default=2000,
+        help=f"rolls per request (2,000: about 4 s on a Pico; at most {ROLL_COUNTS_MAX:,})",
     )
-    p.add_argument("--port", help="the popper's port (default: the first popper found)")
+    p.add_argument(
+        "--port", type=serial_port, help="the popper's port (default: the first popper found)"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=cmd_fairness)
 
@@ -251,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(args)
     except PopdiceError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

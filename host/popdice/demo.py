@@ -125,6 +125,18 @@ def run_demo(real: bool = True) -> int:
     return 0
 
 
+def check_table_players(game: str, players: str) -> None:
+    """Refuses the table demo's players as the table would, before the link demo runs."""
+    from .table.cli import parse_players
+    from .table.referee import Refused
+    from .table.replay import new_referee
+
+    try:
+        new_referee(game, parse_players(players))
+    except Refused as refusal:
+        raise PopdiceError(refusal.detail) from None
+
+
 def run_table_demo(game: str, players: str, interactive: bool) -> int:
     """``popdice table GAME --sim`` for the demo's players, when there is a terminal."""
     command = ["table", game, "--sim", "--players", players]

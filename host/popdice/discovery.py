@@ -1,16 +1,20 @@
-"""Finds PopDice devices: real boards by USB id then handshake, and running simulators."""
+"""Finds PopDice devices: real boards by USB id then handshake, and running simulators (those
+of this checkout's folder, see sim/registry.py). A port another program holds is listed
+once, as busy."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass
 
 from serial.tools import list_ports
 
 from .client import connect
-from .errors import LinkError
+from .errors import LinkError, PortBusy
 
 RP2040_MICROPYTHON = (0x2E8A, 0x0005)
 PROBE_TIMEOUT_S = 0.3
+BUSY = "busy: another program has it open"
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,7 @@ class FoundDevice:
     port: str
     simulated: bool
     problem: str = ""
+    busy: bool = False
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -34,33 +39,52 @@ def real_ports() -> list[str]:
 
 
 def simulated_ports() -> list[str]:
+    return [port for port, _ in _simulators()]
+
+
+def _simulators() -> list[tuple[str, tuple[str, str]]]:
+    """Each running simulator's port, with its kind and device id from the registry."""
     from .sim.registry import running
 
-    return [sim.port for sim in running()]
+    return [(sim.port, (sim.kind, sim.device_id)) for sim in running()]
 
 
-def probe(port: str, simulated: bool) -> FoundDevice:
-    """Handshakes with ``port`` and says what answered."""
+def probe(port: str, simulated: bool, known: tuple[str, str] = ("?", "?")) -> FoundDevice:
+    """Handshakes with ``port`` and says what answered; ``known`` is the kind and device id
+    to show if the port is busy (a simulator's, from the registry)."""
     try:
         with connect(port, timeout=PROBE_TIMEOUT_S) as client:
             info = client.info
+    except PortBusy:
+        return FoundDevice(*known, "?", port, simulated, BUSY, busy=True)
     except LinkError as error:
         return FoundDevice("?", "?", "?", port, simulated, str(error))
     return FoundDevice(info.board, info.device_id, info.firmware, port, simulated)
 
 
 def find_devices(*, real: bool = True, simulated: bool = True) -> list[FoundDevice]:
-    found = []
-    if real:
-        found += [probe(port, False) for port in real_ports()]
+    """Every device, real boards first; a port reached by two names is probed once."""
+    candidates = [(port, False, ("?", "?")) for port in real_ports()] if real else []
     if simulated:
-        found += [probe(port, True) for port in simulated_ports()]
+        candidates += [(port, True, known) for port, known in _simulators()]
+    found = []
+    seen: set[str] = set()
+    for port, is_simulated, known in candidates:
+        where = os.path.realpath(port)
+        if where not in seen:
+            seen.add(where)
+            found.append(probe(port, is_simulated, known))
     return found
 
 
 def find_port(kind: str, *, real: bool = True, simulated: bool = True) -> str | None:
     """The port of the first working device of ``kind``, real boards first."""
-    for device in find_devices(real=real, simulated=simulated):
+    return first_of(find_devices(real=real, simulated=simulated), kind)
+
+
+def first_of(devices: list[FoundDevice], kind: str) -> str | None:
+    """The port of the first working device of ``kind`` among ``devices``."""
+    for device in devices:
         if device.kind == kind and not device.problem:
             return device.port
     return None

@@ -13,6 +13,10 @@ class LinkError(PopdiceError):
     """The serial link to a device failed."""
 
 
+class PortBusy(LinkError):
+    """Another program (another user's, another checkout's) has the serial port open."""
+
+
 class DeviceDisconnected(LinkError):
     """The serial port went away (unplugged, or the simulator stopped)."""
 
@@ -37,6 +41,10 @@ class CommandsOutOfStep(LinkError):
     """The device had taken a command number past the one in flight (another program sent
     it commands): that command may or may not have run. The numbering is started again, so
     the next command goes through."""
+
+
+class RequestTooLong(PopdiceError):
+    """A command with its arguments does not fit in one frame of the link: nothing was sent."""
 
 
 class DeviceError(PopdiceError):

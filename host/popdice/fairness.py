@@ -11,11 +11,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .errors import PopdiceError
 from .popper import MODES, ROLL_COUNTS_MAX, Popper
 
 COLOURS = ("red", "orange", "purple", "blue", "green", "yellow")
 POPALOTSY_COLOURS = ("red", "orange", "yellow", "green", "blue")
 SUSPECT_P = 0.001
+MAX_ROLLS = 10_000_000  # about five hours on a Pico
 
 
 def regularized_gamma_q(a: float, x: float) -> float:
@@ -94,10 +96,13 @@ def run_fairness(
     progress: Callable[[int, int, str], None] | None = None,
 ) -> tuple[str, list[DieTest]]:
     """Asks for ``rolls`` rolls in batches and tests every die of the mode."""
+    if not 1 <= rolls <= MAX_ROLLS:
+        raise PopdiceError(f"rolls: {rolls} is not from 1 to {MAX_ROLLS:,}")
+    if not 1 <= batch <= ROLL_COUNTS_MAX:
+        raise PopdiceError(f"batch: {batch} is not from 1 to {ROLL_COUNTS_MAX:,}")
     mode = mode or popper.mode()
     if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}")
-    batch = max(1, min(batch, ROLL_COUNTS_MAX))
+        raise PopdiceError(f"the popper is in a mode this host does not know: {mode!r}")
     totals: list[list[int]] | None = None
     done = 0
     while done < rolls:

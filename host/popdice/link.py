@@ -34,6 +34,7 @@ from .errors import (
     DeviceTimeout,
     HandshakeFailed,
     ProtocolMismatch,
+    RequestTooLong,
     UnknownCommand,
 )
 from .transport import SerialTransport
@@ -46,6 +47,7 @@ HANDSHAKE_TRIES = 3
 TRANSCRIPT_LENGTH = 400
 DATA_FRAMES = frozenset({"smp"})
 DATA_BACKLOG = 2000  # data frames kept for a reader that is behind (two minutes of samples)
+COMPLAINTS_KEPT = 100  # the newest error frames that answer no command, for whoever reads them
 
 _DAMAGED = {codec.BAD_CRC, codec.BAD_FRAME, codec.BAD_JSON, codec.TOO_LONG}
 _ERRORS = {"unknown_command": UnknownCommand, "bad_args": BadArguments, "busy": DeviceBusy}
@@ -116,6 +118,7 @@ class LinkStats:
     bad_frames: int = 0
     stale_frames: int = 0
     data_dropped: int = 0
+    complaints_dropped: int = 0
 
 
 class Link:
@@ -136,8 +139,9 @@ class Link:
         self._call_lock = threading.Lock()
         self._deframer = codec.Deframer()
         self._events: queue.Queue[Notice | Exception] = queue.Queue()
-        # Error frames that answer no command (a damaged frame): (code, message).
-        self.complaints: queue.Queue[tuple[str, str]] = queue.Queue()
+        # Error frames that answer no command (a damaged frame): (code, message), the newest
+        # COMPLAINTS_KEPT.
+        self.complaints: queue.Queue[tuple[str, str]] = queue.Queue(COMPLAINTS_KEPT)
         # Unacknowledged data frames (``smp``: raw samples), newest last; the oldest are
         # dropped beyond DATA_BACKLOG.
         self._data: queue.Queue[dict[str, Any]] = queue.Queue(DATA_BACKLOG)
@@ -177,9 +181,9 @@ class Link:
                 self._handshake()
             with self._lock:
                 seq = self._next_seq
-                self._next_seq += 1
                 message = {"t": "cmd", "d": self._session, "s": seq, "c": command, "a": args or {}}
-                pending = _Pending(seq, codec.encode(message))
+                pending = _Pending(seq, _encode_request(message))
+                self._next_seq += 1
                 self._pending = pending
             self.stats.commands += 1
             try:
@@ -428,21 +432,16 @@ class Link:
             pending.reply = message
             pending.wake.set()
         elif kind == "err":
-            self.complaints.put((str(message.get("code")), str(message.get("msg", ""))))
+            complaint = (str(message.get("code")), str(message.get("msg", "")))
+            if _put_dropping_oldest(self.complaints, complaint):
+                self.stats.complaints_dropped += 1
             if pending is not None and message.get("code") in _DAMAGED:
                 pending.damaged = True
                 pending.wake.set()
         elif kind == "evt":
             self._on_event(message, self._session)
-        elif kind in DATA_FRAMES:
-            while True:
-                try:
-                    self._data.put_nowait(message)
-                    break
-                except queue.Full:
-                    self.stats.data_dropped += 1
-                    with contextlib.suppress(queue.Empty):
-                        self._data.get_nowait()
+        elif kind in DATA_FRAMES and _put_dropping_oldest(self._data, message):
+            self.stats.data_dropped += 1
 
     def _on_event(self, message: dict[str, Any], session: str) -> None:
         seq = message.get("e")
@@ -503,3 +502,28 @@ class Link:
             shown = item.decode("latin-1") if isinstance(item, bytes) else item
             lines.append(f"{when - start:9.3f} {direction:3} {shown!r}")
         return "\n".join(lines)
+
+
+def _encode_request(message: dict[str, Any]) -> bytes:
+    try:
+        return codec.encode(message)
+    except codec.FrameError:
+        size = len(codec.dumps(message))
+        raise RequestTooLong(
+            f"the request {message['c']!r} is {size} bytes of JSON; a frame carries at most "
+            f"{codec.MAX_PAYLOAD}: nothing was sent"
+        ) from None
+
+
+def _put_dropping_oldest(box: queue.Queue[Any], item: Any) -> bool:
+    """Puts ``item`` in ``box``, first dropping the oldest item if it is full (only this
+    thread puts); says whether one was dropped."""
+    dropped = False
+    while True:
+        try:
+            box.put_nowait(item)
+            return dropped
+        except queue.Full:
+            dropped = True
+            with contextlib.suppress(queue.Empty):
+                box.get_nowait()

@@ -8,12 +8,14 @@ stopped reading) raises ``DeviceTimeout`` instead of blocking for ever.
 
 from __future__ import annotations
 
+import errno
+import sys
 import threading
 from collections.abc import Callable
 
 import serial
 
-from .errors import DeviceDisconnected, DeviceTimeout, LinkError
+from .errors import DeviceDisconnected, DeviceTimeout, LinkError, PortBusy
 
 _READ_TIMEOUT_S = 0.05
 WRITE_TIMEOUT_S = 2.0
@@ -44,6 +46,8 @@ class SerialTransport:
                 exclusive=True,
             )
         except (serial.SerialException, OSError, ValueError) as error:
+            if _is_busy(error):
+                raise PortBusy(f"{port} is busy: another program has it open") from None
             raise LinkError(f"cannot open {port}: {_one_line(error)}") from None
         self._serial.reset_input_buffer()
         self._thread = threading.Thread(target=self._read_loop, name=f"popdice-rx {port}")
@@ -83,6 +87,15 @@ class SerialTransport:
             self._serial.close()
         except (serial.SerialException, OSError):
             pass
+
+
+def _is_busy(error: BaseException) -> bool:
+    """Whether a port could not be opened because another program has it: its lock is taken
+    (pyserial's ``exclusive``), the system lets one program at a time open it, or on Windows
+    access is denied (pyserial keeps only the text of that error)."""
+    if getattr(error, "errno", None) in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EBUSY):
+        return True
+    return sys.platform == "win32" and "PermissionError" in str(error)
 
 
 def _one_line(error: BaseException) -> str:

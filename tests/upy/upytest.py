@@ -2,14 +2,18 @@
 
 Usage: micropython upytest.py PATH/test_x.py (or, where there is no sys.argv, as on a Pico:
 ``import upytest; upytest.main("PATH/test_x.py")``).
-Prints one JSON line per test: {"test", "ok", "error"}; a test that returns a coroutine is
-run with asyncio. The pytest collector in tests/upy/conftest.py starts this and reports
-each line as a test of its own.
+Prints first ``tests: [...]``, the names it will run, in order, then one JSON line per test:
+{"test", "ok", "error"}; a test that returns a coroutine is run with asyncio. A test that
+tries to end the interpreter (``sys.exit``) fails, and the tests after it still run. The
+pytest collector in tests/upy/conftest.py starts this and reports each test as an item of
+its own; a listed test with no line (the interpreter died) is reported as failed.
 """
 
 import io
 import json
 import sys
+
+LISTED = "tests: "
 
 
 def _run(fn):
@@ -20,20 +24,30 @@ def _run(fn):
         asyncio.run(result)
 
 
+def _traceback(exc):
+    text = io.StringIO()
+    sys.print_exception(exc, text)
+    return text.getvalue()
+
+
 def main(path):
     folder, _, filename = path.rpartition("/")
     sys.path.insert(0, folder or ".")
     module = __import__(filename[:-3])
     names = sorted(n for n in dir(module) if n.startswith("test_"))
+    print(LISTED + json.dumps(names))
     for name in names:
         fn = getattr(module, name)
         error = None
         try:
             _run(fn)
         except Exception as exc:  # noqa: BLE001 - every failure is reported, not raised
-            text = io.StringIO()
-            sys.print_exception(exc, text)
-            error = text.getvalue()
+            error = _traceback(exc)
+        except BaseException as exc:  # noqa: BLE001 - SystemExit too: the next tests must run
+            error = "the test tried to end the interpreter (%s): a test must not\n%s" % (
+                type(exc).__name__,
+                _traceback(exc),
+            )
         print(json.dumps({"test": name, "ok": error is None, "error": error}))
 
 

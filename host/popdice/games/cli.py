@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..arguments import file_name, input_file, whole_number
 from ..progress import ProgressBar
 from .bots import BotSettings
 from .catalog import GAMES
@@ -24,13 +25,13 @@ from .popalotsy_check import check_popalotsy
 from .popalotsy_rules import PopalotsyData
 from .ringer_check import check_ringer
 from .ringer_rules import RingerData
-from .simulate import simulate
+from .simulate import MAX_GAMES, MAX_PLAYERS, MAX_SEED, simulate
 
 FILE_HELP = "the JSON document to judge, or - to read it from standard input"
 DATA_HELP = "a replacement for the packaged {name} (card lists, colours, layouts)"
 
 CHECK_EPILOG = """\
-Each check reads one JSON document and prints one JSON verdict (formats.md).
+Each check reads one JSON document and prints one JSON verdict.
 Exit code 0: the verdict is on standard output (an illegal play is a verdict).
 Exit code 2: the document is not valid; one line on standard error names the field.
 
@@ -60,10 +61,12 @@ Judges plays onto one Ringer Play Stack, one event at a time (rules §2.4-2.6). 
               {"play": {...}, "out_of_turn": true},     a Take Over on someone else's turn
               {"roll": 6},                               the die now shows 6
               {"start": {"suit": "yellow", "number": 6}}]}   a new stack after a Ringer
-A Reroll card has no number ("power": "reroll"). Powers: ask, draw1, draw2, take_over,
-reroll, steal1. Output: per event legal (or reason), ringer, won, and the power that acts.
-Reasons: identical, not_consecutive, not_matching, suit_mismatch, take_over_on_wild_reroll,
-no_stack, out_of_turn (a card other than a Take Over played out of turn).
+"top" is required: null means no stack yet (only a start or a roll may come first). A Reroll
+card has no number ("power": "reroll"). Powers: ask, draw1, draw2, take_over, reroll,
+steal1. Output: per event legal (or reason), ringer, won, and the power that acts.
+Reasons, the first that applies: no_stack, out_of_turn (a card other than a Take Over played
+out of turn), take_over_on_wild_reroll, identical, suit_mismatch, not_consecutive,
+not_matching (a wild card on either side not one apart too).
 """
 
 MOVE_HELP = """\
@@ -141,8 +144,10 @@ def add_parsers(subparsers: Any) -> None:
         ),
     ):
         p = games.add_parser(name, help=helptext, description=description, formatter_class=raw)
-        p.add_argument("file", metavar="FILE", help=FILE_HELP)
-        p.add_argument("--data", metavar="JSON", help=DATA_HELP.format(name=data_file))
+        p.add_argument("file", metavar="FILE", type=input_file, help=FILE_HELP)
+        p.add_argument(
+            "--data", metavar="JSON", type=file_name, help=DATA_HELP.format(name=data_file)
+        )
         p.set_defaults(run=run)
 
     score = subparsers.add_parser(
@@ -158,13 +163,16 @@ def add_parsers(subparsers: Any) -> None:
         description=SCORE_HELP,
         formatter_class=raw,
     )
-    p.add_argument("file", metavar="FILE", help=FILE_HELP)
+    p.add_argument("file", metavar="FILE", type=input_file, help=FILE_HELP)
     p.add_argument(
         "--suggest",
         action="store_true",
-        help="also give, per player, the crossings to add that lower the score the most",
+        help="also give, per player, the crossings to add that lower the score the most "
+        "(on a tie: fewer lines, then rows before columns before diagonals)",
     )
-    p.add_argument("--data", metavar="JSON", help=DATA_HELP.format(name="lowdown.json"))
+    p.add_argument(
+        "--data", metavar="JSON", type=file_name, help=DATA_HELP.format(name="lowdown.json")
+    )
     p.set_defaults(run=run_score_lowdown)
 
     p = subparsers.add_parser(
@@ -174,9 +182,27 @@ def add_parsers(subparsers: Any) -> None:
         formatter_class=raw,
     )
     p.add_argument("game", metavar="GAME", choices=sorted(GAMES), help=", ".join(sorted(GAMES)))
-    p.add_argument("--players", type=int, default=4, metavar="N", help="players (default 4)")
-    p.add_argument("--games", type=int, default=100, metavar="K", help="games (default 100)")
-    p.add_argument("--seed", type=int, default=1, metavar="S", help="run seed (default 1)")
+    p.add_argument(
+        "--players",
+        type=whole_number(1, MAX_PLAYERS),
+        default=4,
+        metavar="N",
+        help="players (default 4; how many each game takes: see its rules)",
+    )
+    p.add_argument(
+        "--games",
+        type=whole_number(1, MAX_GAMES),
+        default=100,
+        metavar="K",
+        help=f"games (default 100, at most {MAX_GAMES:,})",
+    )
+    p.add_argument(
+        "--seed",
+        type=whole_number(0, MAX_SEED),
+        default=1,
+        metavar="S",
+        help=f"run seed (default 1; 0 to {MAX_SEED:,})",
+    )
     p.add_argument(
         "--rule",
         action="append",
@@ -191,7 +217,9 @@ def add_parsers(subparsers: Any) -> None:
         metavar="P",
         help="Popalotsy (faithful mode): chance a bot drops a random card (default 0)",
     )
-    p.add_argument("--data", metavar="JSON", help="a replacement for the game's data file")
+    p.add_argument(
+        "--data", metavar="JSON", type=file_name, help="a replacement for the game's data file"
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(run=run_simulate)
 

@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from .engine import GameState, check_player_count
-from .errors import InvalidMove, Reason
+from .errors import ConfigError, InvalidMove, Reason
 from .lowdown_rules import (
     BLACKOUT,
     BoardLayout,
@@ -102,6 +102,11 @@ class LowdownState(GameState[LowdownAction]):
         self.config = config or LowdownConfig()
         self.data = data or LowdownData.load()
         check_player_count("lowdown", num_players, self.data.min_players, self.data.max_players)
+        grids = len(self.data.grids)
+        if self.config.end_grids > grids:
+            raise ConfigError(
+                f"rule end_grids: {self.config.end_grids} is more than the {grids} grids"
+            )
         self.sheets = [
             Sheet.empty(self.data.grid_names, self.data.size) for _ in range(num_players)
         ]

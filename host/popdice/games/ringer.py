@@ -292,11 +292,11 @@ class RingerState(GameState[RingerAction]):
     def _take_over(self, player: int, play: Play) -> None:
         card = play.card
         self._require_in_hand(player, card)
+        if not self.stack:
+            raise InvalidMove(Reason.NO_STACK, "no Play Stack has been started")
         if card.power is not Power.TAKE_OVER:
             raise InvalidMove(Reason.OUT_OF_TURN, "only a Take Over may be played out of turn")
         self._check_power_choice(player, None, play)
-        if not self.stack:
-            raise InvalidMove(Reason.NO_STACK, "no Play Stack has been started")
         problem = play_problem(card, self.stack[-1], self.data, self.config)
         if problem is not None:
             raise InvalidMove(problem, f"{card} on {self.stack[-1]}")

@@ -42,8 +42,8 @@ def check_ringer(
     config = config or RingerConfig()
     die_kind = f"a die number ({faces_text(data.faces)})"
     die = doc.key("die").number_in(data.faces, die_kind)
-    top_field = doc.optional("top")
-    top = None if top_field is None else read_card(top_field, data)
+    top_field = doc.key("top")
+    top = None if top_field.is_null() else read_card(top_field, data)
     stack_size = 0 if top is None else 1
 
     events = []
@@ -71,10 +71,10 @@ def check_ringer(
             top, stack_size = value, 1
             results.append({"legal": True})
             continue
-        if out_of_turn and value.power is not Power.TAKE_OVER:
-            problem: Reason | None = Reason.OUT_OF_TURN
-        elif top is None:
-            problem = Reason.NO_STACK
+        if top is None:
+            problem: Reason | None = Reason.NO_STACK
+        elif out_of_turn and value.power is not Power.TAKE_OVER:
+            problem = Reason.OUT_OF_TURN
         else:
             problem = play_problem(value, top, data, config)
         if problem is not None:

@@ -116,13 +116,15 @@ def identical(card: Card, top: Card) -> bool:
 def play_problem(
     card: Card, top: Card, data: RingerData, config: RingerConfig | None = None
 ) -> Reason | None:
-    """Why ``card`` may not be played on ``top`` (None: it may), rules §2.4."""
+    """Why ``card`` may not be played on ``top`` (None: it may), rules §2.4: where several
+    reasons apply, the first of take_over_on_wild_reroll, identical, suit_mismatch,
+    not_consecutive, not_matching; a wild card on either side not one apart is not_matching."""
     config = config or RingerConfig()
     wild = data.wild
-    if identical(card, top):
-        return Reason.IDENTICAL
     if card.power is Power.TAKE_OVER and top.is_reroll and top.suit == wild:
         return Reason.TAKE_OVER_ON_WILD_REROLL
+    if identical(card, top):
+        return Reason.IDENTICAL
     if top.number is None:
         if top.suit == wild and config.wild_reroll_is_wild:
             return None
@@ -132,10 +134,10 @@ def play_problem(
             return None
         return None if card.suit == top.suit or top.suit == wild else Reason.SUIT_MISMATCH
     apart = _distance(card.number, top.number, data.faces, config.wrap_numbers)
-    if card.suit == top.suit:
-        return None if apart == 1 else Reason.NOT_CONSECUTIVE
     if wild in (card.suit, top.suit):
         return None if apart <= 1 else Reason.NOT_MATCHING
+    if card.suit == top.suit:
+        return None if apart == 1 else Reason.NOT_CONSECUTIVE
     return None if apart == 0 else Reason.NOT_MATCHING
 
 

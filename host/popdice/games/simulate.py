@@ -18,6 +18,10 @@ from .catalog import GAMES, GameSpec
 from .engine import GameState
 from .errors import InputError
 
+MAX_GAMES = 100_000  # a few hours of Lowdown, the slowest
+MAX_PLAYERS = 99  # above any game's own limit, which gives the message
+MAX_SEED = 2**32 - 1
+
 Observer = Callable[[GameState[Any], int, Any], None]
 Progress = Callable[[int, int, str], None]
 
@@ -127,8 +131,8 @@ def simulate(
 ) -> Summary:
     if game not in GAMES:
         raise InputError(f"game {game!r}: not one of {', '.join(GAMES)}")
-    if games < 1:
-        raise InputError(f"--games: {games} is not a number of games (1 or more)")
+    if not 1 <= games <= MAX_GAMES:
+        raise InputError(f"--games: {games} is not a number of games (1 to {MAX_GAMES:,})")
     spec = GAMES[game]
     seeds = random.Random(seed)
     records: list[GameRecord] = []

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..arguments import file_name, output_file
 from ..errors import PopdiceError
 from ..firmware import KINDS
 
@@ -40,11 +41,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--micropython",
         metavar="BASE.uf2",
+        type=file_name,
         help="MicroPython for the Pico (RPI_PICO, 1.23 or newer) to build on "
         "(default: $POPDICE_MICROPYTHON_UF2, else ../shared/rp2/ beside a checkout)",
     )
     parser.add_argument(
-        "--out", metavar="FILE.uf2", help="where to write it (default: popdice-BOARD.uf2)"
+        "--out",
+        metavar="FILE.uf2",
+        type=output_file,
+        help="where to write it (default: popdice-BOARD.uf2)",
     )
     parser.set_defaults(run=run)
     return parser

@@ -20,7 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..arguments import file_name, folder_name, output_file
 from ..errors import PopdiceError, SimulatorError
+from ..messages import one_line
 from . import protocol, render
 from .control import SimControl
 from .supervisor import SimulatedPico
@@ -44,12 +46,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--micropython",
         metavar="BASE.uf2",
+        type=file_name,
         help="with --rp2040: the MicroPython image to build the board on (see popdice uf2)",
     )
     parser.add_argument("--id", dest="device_id", metavar="ID", help="16 hex digits (random)")
     parser.add_argument(
         "--flash",
         metavar="DIR",
+        type=folder_name,
         help="the simulated flash, kept across runs (laid out with the firmware if empty)",
     )
     parser.add_argument(
@@ -60,7 +64,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="a button held at boot, e.g. the popper's mode (safe mode); repeatable",
     )
     parser.add_argument("--show", action="store_true", help="draw the LEDs or display here")
-    parser.add_argument("--png", metavar="FILE", help="save the handheld's display as a PNG")
+    parser.add_argument(
+        "--png", metavar="FILE", type=output_file, help="save the handheld's display as a PNG"
+    )
     return parser
 
 
@@ -72,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
                 raise SimulatorError("--png draws the handheld's display: the popper has none")
             if args.micropython and not args.rp2040:
                 raise SimulatorError("--micropython is for --rp2040 (the unix port has its own)")
+            _check_places(args)
             sim = SimulatedPico(
                 args.kind,
                 device_id=args.device_id,
@@ -93,12 +100,26 @@ def run(args: argparse.Namespace) -> int:
             finally:
                 sim.stop()
     except PopdiceError as error:
-        print(f"popdice sim: {error}", file=sys.stderr)
+        print(one_line(f"popdice sim: {error}"), file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"popdice sim: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
+        where = error.filename or ""
+        print(one_line(f"popdice sim: {error.strerror or error}: {where}"), file=sys.stderr)
         return 2
     return 0
+
+
+def _check_places(args: argparse.Namespace) -> None:
+    """Refuses a --flash that is a file and a --png that cannot be written, before the
+    simulator starts."""
+    if args.flash and Path(args.flash).exists() and not Path(args.flash).is_dir():
+        raise SimulatorError(f"--flash {args.flash} is a file: give a folder")
+    if args.png:
+        png = Path(args.png)
+        if png.is_dir():
+            raise SimulatorError(f"--png {png} is a folder: give a file name such as screen.png")
+        if not png.parent.is_dir():
+            raise SimulatorError(f"--png {png}: there is no folder {png.parent}")
 
 
 @contextlib.contextmanager

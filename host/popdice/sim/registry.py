@@ -1,8 +1,10 @@
-"""Which simulated Picos are running on this machine: one JSON file each in the runtime dir.
+"""Which simulated Picos are running: one JSON file each in the simulators' folder.
 
-The runtime dir is ``$XDG_RUNTIME_DIR/popdice`` or ``/tmp/popdice-<uid>``; it also holds
-each simulator's sockets and its serial port link. Files left by dead processes are removed
-when ``running()`` comes across them.
+The folder is ``$POPDICE_SIM_DIR`` if set (a checkout's or a test run's own: simulators in
+other folders are neither listed nor probed), else the user's runtime folder
+(``platformdirs``: ``$XDG_RUNTIME_DIR/popdice`` on Linux). It also holds each simulator's
+sockets and its serial port link. Files left by dead processes are removed when
+``running()`` comes across them.
 """
 
 from __future__ import annotations
@@ -10,11 +12,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import platformdirs
+
 from ..errors import SimulatorError
+
+SIM_DIR_ENV = "POPDICE_SIM_DIR"
 
 
 @dataclass(frozen=True)
@@ -30,20 +36,29 @@ class SimEntry:
 
 
 def runtime_dir() -> Path:
-    """The per-user directory for simulator state, created private (0700) if needed."""
-    xdg = os.environ.get("XDG_RUNTIME_DIR")
-    if xdg and Path(xdg).is_dir():
-        path = Path(xdg) / "popdice"
-    else:
-        path = Path(tempfile.gettempdir()) / f"popdice-{os.getuid()}"
+    """The simulators' folder (see the module's docstring), created private (0700) if
+    needed."""
+    chosen = os.environ.get(SIM_DIR_ENV)
+    path = Path(chosen).expanduser().absolute() if chosen else default_dir()
     try:
-        path.mkdir(mode=0o700, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = path.stat()
     except OSError as error:
-        raise SimulatorError(f"cannot create the runtime dir {path}: {error}") from None
-    if info.st_uid != os.getuid():
-        raise SimulatorError(f"the runtime dir {path} belongs to another user")
+        raise SimulatorError(f"cannot create the simulators' folder {path}: {error}") from None
+    getuid = getattr(os, "getuid", None)  # Windows has none
+    if getuid is not None and info.st_uid != getuid():
+        raise SimulatorError(f"the simulators' folder {path} belongs to another user")
     return path
+
+
+def default_dir() -> Path:
+    """The user's runtime folder for PopDice, wherever ``$POPDICE_SIM_DIR`` is not set."""
+    try:
+        with warnings.catch_warnings():  # "XDG_RUNTIME_DIR is not set": the fallback will do
+            warnings.simplefilter("ignore")
+            return platformdirs.user_runtime_path("popdice", appauthor=False)
+    except OSError as error:
+        raise SimulatorError(f"no runtime folder for the simulators: {error}") from None
 
 
 def _entry_path(kind: str, device_id: str) -> Path:

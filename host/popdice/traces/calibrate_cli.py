@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..arguments import file_name, folder_name, serial_port
 from ..client import connect
 from ..popper import Popper
 from ..progress import ProgressBar
@@ -80,12 +81,19 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--port", help="the popper's serial port (default: the first found)")
+    parser.add_argument(
+        "--port", type=serial_port, help="the popper's serial port (default: the first found)"
+    )
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--reset", action="store_true", help="back to the built-in detector")
-    group.add_argument("--apply", metavar="DETECTOR.json", help="write settings from a file")
+    group.add_argument(
+        "--apply", metavar="DETECTOR.json", type=file_name, help="write settings from a file"
+    )
     parser.add_argument(
-        "--keep", metavar="DIR", help="where to keep the recordings (default: a new folder here)"
+        "--keep",
+        metavar="DIR",
+        type=folder_name,
+        help="where to keep the recordings (default: a new folder here)",
     )
     parser.set_defaults(run=run_calibrate)
     return parser

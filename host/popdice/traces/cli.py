@@ -13,6 +13,7 @@ import argparse
 import json
 from typing import Any
 
+from ..arguments import file_name
 from .files import read_labels, read_trace
 from .runner import run_detector
 from .scoring import MATCH_AFTER_MS, MATCH_BEFORE_MS, PRESS_SPAN_MS, score
@@ -58,10 +59,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("trace", metavar="TRACE", help="the trace (CSV)")
-    parser.add_argument("--labels", metavar="LABELS", help="press onsets to score against")
+    parser.add_argument("trace", metavar="TRACE", type=file_name, help="the trace (CSV)")
     parser.add_argument(
-        "--config", metavar="DETECTOR", help="settings for the detector (from popdice tune)"
+        "--labels", metavar="LABELS", type=file_name, help="press onsets to score against"
+    )
+    parser.add_argument(
+        "--config",
+        metavar="DETECTOR",
+        type=file_name,
+        help="settings for the detector (from popdice tune)",
     )
     parser.set_defaults(run=run_detect)
     return parser

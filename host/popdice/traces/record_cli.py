@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..arguments import output_file, serial_port
 from ..client import connect
 from ..popper import Popper
 from ..progress import ProgressBar
@@ -55,11 +56,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--port", help="the popper's serial port (default: the first found)")
+    parser.add_argument(
+        "--port", type=serial_port, help="the popper's serial port (default: the first found)"
+    )
     parser.add_argument(
         "--seconds", type=_seconds, required=True, metavar="N", help="how long to record"
     )
-    parser.add_argument("--out", required=True, metavar="FILE.csv", help="the trace to write")
+    parser.add_argument(
+        "--out", type=output_file, required=True, metavar="FILE.csv", help="the trace to write"
+    )
     parser.add_argument("--prompt", action="store_true", help="ask for each press with a beep")
     parser.add_argument(
         "--every", type=_every, default=4.0, metavar="S", help="seconds between prompts (4)"

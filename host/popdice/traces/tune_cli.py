@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..arguments import folder_name, output_file
 from ..progress import ProgressBar
 from .files import TraceError
 from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL, Score
@@ -54,9 +55,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("folder", metavar="DIR", help="labelled recordings (NAME.csv + labels)")
     parser.add_argument(
-        "--out", metavar="DETECTOR.json", required=True, help="where to write the settings"
+        "folder", metavar="DIR", type=folder_name, help="labelled recordings (NAME.csv + labels)"
+    )
+    parser.add_argument(
+        "--out",
+        metavar="DETECTOR.json",
+        type=output_file,
+        required=True,
+        help="where to write the settings",
     )
     parser.add_argument(
         "--folds",
