@@ -90,3 +90,41 @@ def test_table_rules_keep_only_what_they_change() -> None:
 
     assert rule_settings("lowdown", ["end_grids=1", "forced_wild=true"]) == {"end_grids": 1}
     assert rule_settings("ringer", []) == {}
+
+
+@pytest.mark.parametrize("given", ["9" * 5000, str(2**63), "0", "-1", "x" * 300, "٣"])
+def test_history_export_of_a_bad_game_id_is_one_short_line(
+    given: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from popdice.cli import main
+
+    assert main(["history", "--export", given]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and len(err) < 200, err
+    assert "GAME_ID" in err and "popdice history" in err
+
+
+def test_history_export_to_a_reader_that_goes_away_ends_quietly(data_in_tmp: Path) -> None:
+    """``popdice history --export 1 | head -1``: the export is far longer than a pipe holds."""
+    import os
+    import subprocess
+    import sys
+
+    with Journal() as journal:
+        game = journal.new_game("ringer", ["Ann", "Bob"], {})
+        for _ in range(2000):
+            journal.append(game, "device", {"text": "the popper restarted " * 5})
+    popdice = str(Path(sys.executable).with_name("popdice"))
+    env = {**os.environ, "POPDICE_DATA_DIR": str(data_in_tmp)}
+    with subprocess.Popen(
+        [popdice, "history", "--export", str(game)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    ) as export:
+        assert export.stdout is not None and export.stderr is not None
+        assert export.stdout.readline() == b"{\n"
+        export.stdout.close()
+        errors = export.stderr.read()
+        assert export.wait(30) == 1
+    assert errors == b""

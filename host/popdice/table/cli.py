@@ -13,7 +13,8 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PopdiceError
-from .journal import Journal
+from ..games.fields import shown
+from .journal import MAX_GAME_ID, Journal
 from .replay import TABLE_GAMES
 
 if TYPE_CHECKING:
@@ -62,8 +63,20 @@ def add_parser(subparsers: Any) -> None:
         "history",
         help="past table games: players, winners, scores; --export writes one as JSON",
     )
-    p.add_argument("--export", type=int, metavar="GAME_ID", help="print that game's journal")
+    p.add_argument(
+        "--export", type=game_number, metavar="GAME_ID", help="print that game's journal"
+    )
     p.set_defaults(run=run_history)
+
+
+def game_number(text: str) -> int:
+    """A game id as typed: digits, 1 to SQLite's largest integer (a usage error otherwise)."""
+    digits = len(str(MAX_GAME_ID))
+    if text.isascii() and text.isdigit() and len(text) <= digits and 1 <= int(text) <= MAX_GAME_ID:
+        return int(text)
+    raise argparse.ArgumentTypeError(
+        f"GAME_ID is a game's number as `popdice history` lists it, not {shown(text)}"
+    )
 
 
 def parse_players(text: str | None) -> list[str]:
@@ -102,7 +115,7 @@ def rule_settings(game: str, rules: list[str]) -> dict[str, Any]:
 def run_history(args: argparse.Namespace) -> int:
     with Journal() as journal:
         if args.export is not None:
-            print(json.dumps(journal.export(args.export), indent=2))
+            print(json.dumps(journal.export(args.export), indent=2), flush=True)
             return 0
         games = journal.games()
     if not games:

@@ -23,6 +23,8 @@ from ..errors import PopdiceError
 
 DATA_DIR_VARIABLE = "POPDICE_DATA_DIR"
 JOURNAL_FILE = "table.sqlite3"
+MAX_GAME_ID = 2**63 - 1
+"""The largest integer SQLite keeps, so the largest game id there can be."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
