@@ -12,10 +12,10 @@ import sys
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PopdiceError
+from ..errors import JournalError, PopdiceError
 from ..games.fields import shown
-from .journal import MAX_GAME_ID, Journal
-from .replay import TABLE_GAMES
+from .journal import JOURNAL_FILE, MAX_GAME_ID, GameRecord, Journal, data_dir
+from .journal_rows import TABLE_GAMES
 
 if TYPE_CHECKING:
     from ..sim.hands import SimulatedHands
@@ -113,22 +113,39 @@ def rule_settings(game: str, rules: list[str]) -> dict[str, Any]:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    with Journal() as journal:
+    """The games, one line each (a damaged one: one line on standard error, and exit 2), or
+    one game's journal as JSON. Reads the journal only, so a read-only folder will do."""
+    path = data_dir() / JOURNAL_FILE
+    if not path.exists():
+        if args.export is not None:
+            raise PopdiceError(f"no game {args.export}: there is no journal {path} yet")
+        print("no games yet")
+        return 0
+    with Journal(path, read_only=True) as journal:
         if args.export is not None:
             print(json.dumps(journal.export(args.export), indent=2), flush=True)
             return 0
-        games = journal.games()
-    if not games:
+        listed = damaged = 0
+        for game_id in journal.game_ids():
+            try:
+                print(history_line(journal.game(game_id)))
+                listed += 1
+            except JournalError as error:
+                print(f"error: {error}", file=sys.stderr)
+                damaged += 1
+    if not listed + damaged:
         print("no games yet")
-    for game in games:
-        players = ", ".join(game.players)
-        if game.finished is None:
-            outcome = "unfinished"
-        else:
-            scores = " ".join(str(score) for score in game.scores or ())
-            outcome = f"won by {', '.join(game.winners or ()) or 'nobody'}; scores {scores}"
-        print(f"{game.id:>4}  {game.started[:16]}  {game.game:<10} {players}: {outcome}")
-    return 0
+    return 2 if damaged else 0
+
+
+def history_line(game: GameRecord) -> str:
+    players = ", ".join(game.players)
+    if game.finished is None:
+        outcome = "unfinished"
+    else:
+        scores = " ".join(str(score) for score in game.scores or ())
+        outcome = f"won by {', '.join(game.winners or ()) or 'nobody'}; scores {scores}"
+    return f"{game.id:>4}  {game.started[:16]}  {game.game:<10} {players}: {outcome}"
 
 
 def run_table(args: argparse.Namespace) -> int:
