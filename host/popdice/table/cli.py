@@ -183,11 +183,12 @@ def run_table(args: argparse.Namespace) -> int:
                 )
         except Refused as refusal:
             raise PopdiceError(refusal.detail) from None
-        TableApp(session, simulated=bool(hands), hands=hands).run()
+        app = TableApp(session, simulated=bool(hands), hands=hands)
+        app.run()
         for client in (session.popper, session.handheld):  # clients of devices found again
             if client is not None and client not in (popper, handheld):
                 client.close()
-    return 0
+    return app.return_code or 0
 
 
 def _open_device(
