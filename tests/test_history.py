@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,37 @@ def test_history_export_to_a_reader_that_goes_away_ends_quietly(data_in_tmp: Pat
         errors = export.stderr.read()
         assert export.wait(30) == 1
     assert errors == b""
+
+
+def finished_game() -> None:
+    with Journal() as journal:
+        game = journal.new_game("ringer", ["Ann", "Bob"], {})
+        journal.finish(game, ["Bob"], [0, 3])
+
+
+def damaged_game() -> None:
+    with Journal() as journal:
+        game = journal.new_game("ringer", ["Ann", "Bob"], {})
+        journal.append(game, "move", {"move": {"type": "ringer", "seat": 0, "cards": 3}})
+
+
+@pytest.mark.parametrize(
+    ("journal_has", "message"),
+    [
+        (lambda: None, "no unfinished game"),
+        (finished_game, "no unfinished game"),
+        (damaged_game, "game 1, entry 1: does not replay"),
+    ],
+    ids=["no game", "finished", "damaged"],
+)
+def test_table_resume_refuses_before_any_device_is_opened(
+    journal_has: Callable[[], None], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr(
+        "popdice.table.cli._open_device", lambda _stack, board, *_: opened.append(board)
+    )
+    journal_has()
+    with pytest.raises(PopdiceError, match=message):
+        run("table", "--resume", "--sim")
+    assert opened == []

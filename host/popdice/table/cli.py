@@ -151,7 +151,7 @@ def history_line(game: GameRecord) -> str:
 def run_table(args: argparse.Namespace) -> int:
     from .app import TableApp
     from .referee import Refused
-    from .replay import new_referee
+    from .replay import new_referee, rebuild
     from .session import TableSession
 
     if not args.resume and args.game is None:
@@ -166,17 +166,18 @@ def run_table(args: argparse.Namespace) -> int:
             raise PopdiceError(refusal.detail) from None
     with ExitStack() as stack, Journal() as journal:
         game = args.game
-        if args.resume:
-            last = journal.last_unfinished()
-            game = None if last is None else last.game
+        resumed = None
+        if args.resume:  # refused before any device opens: nothing to resume, a damaged game
+            resumed = rebuild(journal)
+            game = resumed[0].game
         hands: dict[str, SimulatedHands] = {}
         popper = _open_device(stack, "popper", args.sim, hands)
         handheld = None
         if game in HANDHELD_GAMES:
             handheld = _open_device(stack, "handheld", args.sim, hands)
         try:
-            if args.resume:
-                session = TableSession.resume(journal, popper, handheld=handheld)
+            if resumed is not None:
+                session = TableSession.resumed(journal, *resumed, popper, handheld)
             else:
                 session = TableSession.start(
                     journal, args.game, players, popper, handheld, settings

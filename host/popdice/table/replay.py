@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .journal import Entry, GameRecord, JournalError
+from .journal import Entry, GameRecord, Journal, JournalError
 from .journal_rows import TABLE_GAMES, one_line
 from .lowdown_table import LowdownTable
 from .popalotsy_table import PopalotsyTable
@@ -73,3 +73,21 @@ def replay(record: GameRecord, entries: list[Entry]) -> Replayed:
         if isinstance(text, str):
             result.log.append(text)
     return result
+
+
+def rebuild(journal: Journal, game_id: int | None = None) -> tuple[GameRecord, Replayed]:
+    """The game ``game_id`` (by default the last unfinished one) replayed from its journal to
+    go on with, or ``JournalError`` saying why not: there is none, it is finished, it does
+    not replay. A game over whose end the journal could not keep has it recorded now."""
+    record = journal.game(game_id) if game_id is not None else journal.last_unfinished()
+    if record is None:
+        raise JournalError("no unfinished game to resume")
+    if record.finished is not None:
+        raise JournalError(f"game {record.id} is finished")
+    rebuilt = replay(record, journal.entries(record.id))
+    referee = rebuilt.referee
+    if referee.over:
+        winners = [referee.players[seat] for seat in referee.winners()]
+        journal.finish(record.id, winners, referee.scores())
+        raise JournalError(f"game {record.id} is over: now recorded as finished")
+    return record, rebuilt

@@ -44,7 +44,7 @@ from ..popper import Pop
 from .devices import HandheldLike, PopperLike
 from .journal import GameRecord, Journal, JournalError
 from .referee import Move, Referee, Refused, Settings
-from .replay import new_referee, replay
+from .replay import Replayed, new_referee, rebuild
 
 RINGER_DIE = 0
 HANDHELD_CODES: dict[type[PopdiceError], str] = {
@@ -116,18 +116,18 @@ class TableSession:
         handheld: HandheldLike | None = None,
     ) -> TableSession:
         """The game ``game_id`` (by default the last unfinished one) as its journal left it."""
-        record = journal.game(game_id) if game_id is not None else journal.last_unfinished()
-        if record is None:
-            raise JournalError("no unfinished game to resume")
-        if record.finished is not None:
-            raise JournalError(f"game {record.id} is finished")
-        rebuilt = replay(record, journal.entries(record.id))
-        if rebuilt.referee.over:
-            referee = rebuilt.referee
-            journal.finish(
-                record.id, [referee.players[s] for s in referee.winners()], referee.scores()
-            )
-            raise JournalError(f"game {record.id} is over: now recorded as finished")
+        return cls.resumed(journal, *rebuild(journal, game_id), popper, handheld)
+
+    @classmethod
+    def resumed(
+        cls,
+        journal: Journal,
+        record: GameRecord,
+        rebuilt: Replayed,
+        popper: PopperLike | None,
+        handheld: HandheldLike | None = None,
+    ) -> TableSession:
+        """The game of ``record`` as ``rebuild`` replayed it, played on with these devices."""
         session = cls(
             journal,
             record,
