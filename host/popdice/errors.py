@@ -57,3 +57,7 @@ class DeviceBusy(DeviceError):
 class JournalError(PopdiceError):
     """The table's journal cannot be opened, read or written, has no such game, or holds
     what the table never writes (a damaged file): the message names the game and entry."""
+
+
+class GameLocked(JournalError):
+    """Another table has that game open: one game is played at one table at a time."""

@@ -150,6 +150,7 @@ def history_line(game: GameRecord) -> str:
 
 def run_table(args: argparse.Namespace) -> int:
     from .app import TableApp
+    from .lock import GameLock
     from .referee import Refused
     from .replay import new_referee, rebuild
     from .session import TableSession
@@ -164,26 +165,33 @@ def run_table(args: argparse.Namespace) -> int:
             new_referee(args.game, players, settings)  # refused before any device opens
         except Refused as refusal:
             raise PopdiceError(refusal.detail) from None
-    with ExitStack() as stack, Journal() as journal:
+    with Journal() as journal, ExitStack() as stack:
         game = args.game
-        resumed = None
-        if args.resume:  # refused before any device opens: nothing to resume, a damaged game
-            resumed = rebuild(journal)
-            game = resumed[0].game
+        resumed = taken_over = None
+        if args.resume:  # refused before any device opens: no game, another table's, damaged
+            last = journal.last_unfinished()
+            if last is None:
+                raise PopdiceError("no unfinished game to resume")
+            taken_over = stack.enter_context(GameLock(journal, last.id)).taken_over
+            resumed = rebuild(journal, last.id)
+            game = last.game
         hands: dict[str, SimulatedHands] = {}
         popper = _open_device(stack, "popper", args.sim, hands)
         handheld = None
         if game in HANDHELD_GAMES:
             handheld = _open_device(stack, "handheld", args.sim, hands)
-        try:
-            if resumed is not None:
-                session = TableSession.resumed(journal, *resumed, popper, handheld)
-            else:
+        if resumed is not None:
+            session = TableSession.resumed(journal, *resumed, popper, handheld)
+            if taken_over is not None:
+                session.note(f"taken over from {taken_over}, which has ended")
+        else:
+            try:
                 session = TableSession.start(
                     journal, args.game, players, popper, handheld, settings
                 )
-        except Refused as refusal:
-            raise PopdiceError(refusal.detail) from None
+            except Refused as refusal:
+                raise PopdiceError(refusal.detail) from None
+            stack.enter_context(GameLock(journal, session.game_id))
         app = TableApp(session, simulated=bool(hands), hands=hands)
         app.run()
         for client in (session.popper, session.handheld):  # clients of devices found again

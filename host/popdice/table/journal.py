@@ -6,6 +6,8 @@ committed (and on disk) before it returns, so a crash loses nothing already repo
 A game is the row of ``games`` plus its ``entries`` in order; the game's state is a pure
 function of them (see ``popdice.table.replay``).
 
+``holders`` records which table has a game open (``popdice.table.lock`` keeps that true).
+
 Every failure is a ``JournalError`` of one line: a write that does not reach the disk (full,
 read-only) names the game it was for, a read of a damaged file the game (and
 ``journal_rows`` the entry). ``Journal(read_only=True)`` writes nothing, not even the WAL's
@@ -26,9 +28,9 @@ from typing import Any
 import platformdirs
 
 from ..errors import JournalError
-from .journal_rows import Entry, GameRecord, entry, game_record, one_line
+from .journal_rows import Entry, GameRecord, Holder, entry, game_record, holder, one_line
 
-__all__ = ["Entry", "GameRecord", "Journal", "JournalError", "data_dir"]
+__all__ = ["Entry", "GameRecord", "Holder", "Journal", "JournalError", "data_dir"]
 
 DATA_DIR_VARIABLE = "POPDICE_DATA_DIR"
 JOURNAL_FILE = "table.sqlite3"
@@ -53,6 +55,12 @@ CREATE TABLE IF NOT EXISTS entries (
     kind TEXT NOT NULL,
     data TEXT NOT NULL,
     PRIMARY KEY (game_id, n)
+);
+CREATE TABLE IF NOT EXISTS holders (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    since TEXT NOT NULL
 );
 """
 
@@ -165,6 +173,21 @@ class Journal:
                 (_now(), json.dumps(winners), json.dumps(scores), game_id),
             )
 
+    def hold(self, game_id: int, by: Holder) -> None:
+        """Records ``by`` as the table that has the game open (``popdice.table.lock``)."""
+        with self._writing(f"game {game_id}"):
+            self._db.execute(
+                "INSERT OR REPLACE INTO holders (game_id, pid, host, since) VALUES (?, ?, ?, ?)",
+                (game_id, by.pid, by.host, by.since),
+            )
+
+    def let_go(self, game_id: int, by: Holder) -> None:
+        with self._writing(f"game {game_id}"):
+            self._db.execute(
+                "DELETE FROM holders WHERE game_id = ? AND pid = ? AND host = ? AND since = ?",
+                (game_id, by.pid, by.host, by.since),
+            )
+
     # --- reading ----------------------------------------------------------------------
 
     def game_ids(self) -> list[int]:
@@ -198,6 +221,13 @@ class Journal:
             game_id,
         )
         return [entry(game_id, row) for row in rows]
+
+    def holder(self, game_id: int) -> Holder | None:
+        """The table recorded as having the game open, if any (it may have ended since)."""
+        rows = self._read(
+            f"game {game_id}", "SELECT pid, host, since FROM holders WHERE game_id = ?", game_id
+        )
+        return holder(game_id, rows[0]) if rows else None
 
     def export(self, game_id: int) -> dict[str, Any]:
         """The game and its whole journal, JSON-ready."""

@@ -67,6 +67,19 @@ class Entry:
         return {"n": self.n, "at": self.at, "kind": self.kind, "data": self.data}
 
 
+@dataclass(frozen=True)
+class Holder:
+    """The table that has a game open (``popdice.table.lock``): its process, host and since
+    when."""
+
+    pid: int
+    host: str
+    since: str
+
+    def __str__(self) -> str:
+        return f"pid {self.pid} on {self.host} since {self.since[:16].replace('T', ' ')} UTC"
+
+
 def game_record(row: tuple[Any, ...]) -> GameRecord:
     """A row of ``games`` (``SELECT *``), checked."""
     game_id, game, players, settings, started, finished, winners, scores = row
@@ -114,6 +127,20 @@ def _check_type(field: Field, json_type: str) -> None:
     else:
         checks = {"object": field.mapping, "string": field.string}
         checks.get(json_type, field.integer)()
+
+
+def holder(game_id: int, row: tuple[Any, ...]) -> Holder:
+    """A row of ``holders`` (``pid, host, since``) of game ``game_id``, checked."""
+    pid, host, since = row
+
+    def error(problem: str) -> JournalError:
+        return JournalError(f"game {game_id}: its holder: {problem}")
+
+    return Holder(
+        Field(pid, "pid", error).integer(),
+        Field(host, "host", error).string(),
+        Field(since, "since", error).string("a time"),
+    )
 
 
 def _json(value: Any, column: str, error: Callable[[str], JournalError]) -> Field:

@@ -103,7 +103,7 @@ class TableSession:
         referee = new_referee(game, players, settings)
         game_id = journal.new_game(game, players, referee.settings)
         session = cls(journal, journal.game(game_id), referee, popper, handheld=handheld)
-        session._record_device("game started: " + ", ".join(players))
+        session.note("game started: " + ", ".join(players))
         session.prepare_popper()
         return session
 
@@ -137,7 +137,7 @@ class TableSession:
             rebuilt.log,
             handheld=handheld,
         )
-        session._record_device("game resumed")
+        session.note("game resumed")
         session.prepare_popper()
         session.share_commitment()
         session.ask_reveal()
@@ -172,12 +172,12 @@ class TableSession:
     def device_lost(self, board: str, reason: str) -> Outcome:
         """``board``'s link went: the table waits for it (``device_back``)."""
         self.missing.add(board)
-        return self._record_device(f"the {board} is gone ({reason}): waiting for it to return")
+        return self.note(f"the {board} is gone ({reason}): waiting for it to return")
 
     def device_back(self, board: str, client: Any) -> Outcome:
         """``board`` answered again, found by its id: use ``client`` from now on."""
         self.missing.discard(board)
-        outcome = self._record_device(
+        outcome = self.note(
             f"the {board} is back (device {client.info.device_id}, session {client.info.session})"
         )
         if board == "popper":
@@ -268,9 +268,9 @@ class TableSession:
     def take_notice(self, notice: Notice) -> Outcome | None:
         """A device event: a pop becomes the roll; reboots and gaps go to the log."""
         if isinstance(notice, DeviceReboot):
-            return self._record_device(f"the popper restarted (session {notice.new_session})")
+            return self.note(f"the popper restarted (session {notice.new_session})")
         if isinstance(notice, EventGap):
-            return self._record_device(f"popper events {notice.first}-{notice.last} were lost")
+            return self.note(f"popper events {notice.first}-{notice.last} were lost")
         pop = Pop.from_event(notice)
         if pop is not None:
             return self.take_pop(pop, notice.session)
@@ -346,9 +346,9 @@ class TableSession:
     def take_handheld_notice(self, notice: Notice) -> Outcome | None:
         """A handheld event: a secret roll or a reveal goes to the game; the rest to the log."""
         if isinstance(notice, DeviceReboot):
-            return self._record_device(f"the handheld restarted (session {notice.new_session})")
+            return self.note(f"the handheld restarted (session {notice.new_session})")
         if isinstance(notice, EventGap):
-            return self._record_device(f"handheld events {notice.first}-{notice.last} were lost")
+            return self.note(f"handheld events {notice.first}-{notice.last} were lost")
         if isinstance(notice, SecretRollEvent):
             device_id = self.handheld.info.device_id if self.handheld is not None else ""
             return self.take_secret(notice.roll, notice.session, device_id)
@@ -356,7 +356,7 @@ class TableSession:
             return self.take_reveal(notice.reveal, notice.session)
         if isinstance(notice, BatteryEvent):
             state = "low" if notice.low else "fine again"
-            return self._record_device(f"the handheld's battery is {state} ({notice.vsys:.2f} V)")
+            return self.note(f"the handheld's battery is {state} ({notice.vsys:.2f} V)")
         return None
 
     def handheld_failed(self, error: PopdiceError) -> Outcome:
@@ -419,7 +419,8 @@ class TableSession:
         self._log_entry("refused", {**data, "code": refusal.code, "text": text})
         return Outcome(False, text, refusal.code)
 
-    def _record_device(self, text: str) -> Outcome:
+    def note(self, text: str) -> Outcome:
+        """A line for the log and the journal (a ``device`` entry) that changes no game."""
         self.log.append(text)
         self._log_entry("device", {"text": text})
         return Outcome(True, text)
