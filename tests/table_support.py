@@ -205,13 +205,14 @@ def play_then_die(script: str, data_dir: Path) -> None:
 
 
 def quiet_table(monkeypatch: pytest.MonkeyPatch) -> list[TableApp]:
-    """``popdice table`` without a screen or devices: the devices it opens are stand-ins, and
-    its app is kept (returned list) instead of run."""
+    """``popdice table`` without a screen or devices: as if in a terminal, the devices it opens
+    are stand-ins, and its app is kept (returned list) instead of run."""
     from popdice.table import cli
     from popdice.table.app import TableApp
 
     opened: list[TableApp] = []
     stand_ins = {"popper": FakePopper, "handheld": FakeHandheld}
+    monkeypatch.setattr(cli, "has_terminal", lambda: True)
     monkeypatch.setattr(cli, "_open_device", lambda _stack, board, *_: stand_ins[board]())
     monkeypatch.setattr(TableApp, "run", lambda app: opened.append(app))
     return opened

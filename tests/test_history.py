@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -159,7 +164,64 @@ def test_table_resume_refuses_before_any_device_is_opened(
     monkeypatch.setattr(
         "popdice.table.cli._open_device", lambda _stack, board, *_: opened.append(board)
     )
+    monkeypatch.setattr("popdice.table.cli.has_terminal", lambda: True)
     journal_has()
     with pytest.raises(PopdiceError, match=message):
         run("table", "--resume", "--sim")
     assert opened == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+@pytest.mark.parametrize("terminal", ["neither", "input only", "output only"])
+def test_the_table_without_a_terminal_says_so_and_starts_nothing(
+    terminal: str, data_in_tmp: Path, tmp_path: Path
+) -> None:
+    import pty
+    import signal
+
+    popdice = str(Path(sys.executable).with_name("popdice"))
+    env = {**os.environ, "POPDICE_DATA_DIR": str(data_in_tmp)}
+    master, slave = pty.openpty()
+    with (tmp_path / "out").open("w+b") as out, (tmp_path / "err").open("w+b") as err:
+        table = subprocess.Popen(
+            [popdice, "table", "ringer", "--players", "Ann,Bob", "--sim"],
+            stdin=slave if terminal == "input only" else subprocess.DEVNULL,
+            stdout=slave if terminal == "output only" else out,
+            stderr=err,
+            env=env,
+            start_new_session=True,
+        )
+        try:
+            table.wait(30)
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # any simulator it started
+                os.killpg(table.pid, signal.SIGKILL)
+            os.close(slave)
+            os.close(master)
+        out.seek(0)
+        err.seek(0)
+        said = err.read().decode()
+        assert table.returncode == 2 and said.count("\n") == 1, said
+        assert "needs a terminal" in said and out.read() == b""
+    assert not (data_in_tmp / "table.sqlite3").exists()  # no game begun, no device opened
+
+
+def test_the_demo_without_a_terminal_prints_how_to_start_the_table(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from popdice import cli, demo
+    from popdice.cli import main
+
+    class Keyboard(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    started: list[list[str]] = []
+    monkeypatch.setattr(cli, "main", lambda argv: started.append(argv) or 0)
+    monkeypatch.setattr(demo, "run_demo", lambda real: 0)
+    monkeypatch.setattr(sys, "stdin", Keyboard())  # a terminal in, but the output is piped
+    assert main(["demo", "--sim", "--table", "ringer"]) == 0
+    assert started == []
+    out, err = capsys.readouterr()
+    assert out.startswith("the table needs a terminal: play one with  popdice table ringer")
+    assert err == ""

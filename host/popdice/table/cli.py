@@ -69,6 +69,11 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(run=run_history)
 
 
+def has_terminal() -> bool:
+    """Whether standard input and output are both a terminal, as the full-screen table needs."""
+    return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
+
+
 def game_number(text: str) -> int:
     """A game id as typed: digits, 1 to SQLite's largest integer (a usage error otherwise)."""
     digits = len(str(MAX_GAME_ID))
@@ -165,6 +170,11 @@ def run_table(args: argparse.Namespace) -> int:
             new_referee(args.game, players, settings)  # refused before any device opens
         except Refused as refusal:
             raise PopdiceError(refusal.detail) from None
+    if not has_terminal():
+        raise PopdiceError(
+            "the table is full-screen and needs a terminal: run it in one, not with its "
+            "input or output redirected"
+        )
     with Journal() as journal, ExitStack() as stack:
         game = args.game
         resumed = taken_over = None
