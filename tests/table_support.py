@@ -20,7 +20,7 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from popdice.errors import DeviceDisconnected
 from popdice.handheld import (
@@ -33,6 +33,11 @@ from popdice.handheld import (
 from popdice.link import DeviceInfo, Event, Notice
 from popdice.popper import Pop
 from popdice_fw.commit import commitment
+
+if TYPE_CHECKING:
+    import pytest
+
+    from popdice.table.app import TableApp
 
 POPALOTSY_COLOURS = ("red", "orange", "yellow", "green", "blue")
 LOWDOWN_DICE = ("number", "number", "color", "color")
@@ -197,3 +202,17 @@ def play_then_die(script: str, data_dir: Path) -> None:
     env = {**os.environ, "POPDICE_DATA_DIR": str(data_dir)}
     died = subprocess.run([sys.executable, "-c", code], env=env, timeout=60, check=False)
     assert died.returncode == -9, f"the game did not die by SIGKILL: {died.returncode}"
+
+
+def quiet_table(monkeypatch: pytest.MonkeyPatch) -> list[TableApp]:
+    """``popdice table`` without a screen or devices: as if in a terminal, the devices it opens
+    are stand-ins, and its app is kept (returned list) instead of run."""
+    from popdice.table import cli
+    from popdice.table.app import TableApp
+
+    opened: list[TableApp] = []
+    stand_ins = {"popper": FakePopper, "handheld": FakeHandheld}
+    monkeypatch.setattr(cli, "has_terminal", lambda: True)
+    monkeypatch.setattr(cli, "_open_device", lambda _stack, board, *_: stand_ins[board]())
+    monkeypatch.setattr(TableApp, "run", lambda app: opened.append(app))
+    return opened

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -90,3 +96,132 @@ def test_table_rules_keep_only_what_they_change() -> None:
 
     assert rule_settings("lowdown", ["end_grids=1", "forced_wild=true"]) == {"end_grids": 1}
     assert rule_settings("ringer", []) == {}
+
+
+@pytest.mark.parametrize("given", ["9" * 5000, str(2**63), "0", "-1", "x" * 300, "٣"])
+def test_history_export_of_a_bad_game_id_is_one_short_line(
+    given: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from popdice.cli import main
+
+    assert main(["history", "--export", given]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and len(err) < 200, err
+    assert "GAME_ID" in err and "popdice history" in err
+
+
+def test_history_export_to_a_reader_that_goes_away_ends_quietly(data_in_tmp: Path) -> None:
+    """``popdice history --export 1 | head -1``: the export is far longer than a pipe holds."""
+    import os
+    import subprocess
+    import sys
+
+    with Journal() as journal:
+        game = journal.new_game("ringer", ["Ann", "Bob"], {})
+        for _ in range(40):
+            journal.append(game, "device", {"text": "the popper restarted " * 250})
+    popdice = str(Path(sys.executable).with_name("popdice"))
+    env = {**os.environ, "POPDICE_DATA_DIR": str(data_in_tmp)}
+    with subprocess.Popen(
+        [popdice, "history", "--export", str(game)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    ) as export:
+        assert export.stdout is not None and export.stderr is not None
+        assert export.stdout.readline() == b"{\n"
+        export.stdout.close()
+        errors = export.stderr.read()
+        assert export.wait(30) == 1
+    assert errors == b""
+
+
+def finished_game() -> None:
+    with Journal() as journal:
+        game = journal.new_game("ringer", ["Ann", "Bob"], {})
+        journal.finish(game, ["Bob"], [0, 3])
+
+
+def damaged_game() -> None:
+    with Journal() as journal:
+        game = journal.new_game("ringer", ["Ann", "Bob"], {})
+        journal.append(game, "move", {"move": {"type": "ringer", "seat": 0, "cards": 3}})
+
+
+@pytest.mark.parametrize(
+    ("journal_has", "message"),
+    [
+        (lambda: None, "no unfinished game"),
+        (finished_game, "no unfinished game"),
+        (damaged_game, "game 1, entry 1: does not replay"),
+    ],
+    ids=["no game", "finished", "damaged"],
+)
+def test_table_resume_refuses_before_any_device_is_opened(
+    journal_has: Callable[[], None], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr(
+        "popdice.table.cli._open_device", lambda _stack, board, *_: opened.append(board)
+    )
+    monkeypatch.setattr("popdice.table.cli.has_terminal", lambda: True)
+    journal_has()
+    with pytest.raises(PopdiceError, match=message):
+        run("table", "--resume", "--sim")
+    assert opened == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+@pytest.mark.parametrize("terminal", ["neither", "input only", "output only"])
+def test_the_table_without_a_terminal_says_so_and_starts_nothing(
+    terminal: str, data_in_tmp: Path, tmp_path: Path
+) -> None:
+    import pty
+    import signal
+
+    popdice = str(Path(sys.executable).with_name("popdice"))
+    env = {**os.environ, "POPDICE_DATA_DIR": str(data_in_tmp)}
+    master, slave = pty.openpty()
+    with (tmp_path / "out").open("w+b") as out, (tmp_path / "err").open("w+b") as err:
+        table = subprocess.Popen(
+            [popdice, "table", "ringer", "--players", "Ann,Bob", "--sim"],
+            stdin=slave if terminal == "input only" else subprocess.DEVNULL,
+            stdout=slave if terminal == "output only" else out,
+            stderr=err,
+            env=env,
+            start_new_session=True,
+        )
+        try:
+            table.wait(30)
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # any simulator it started
+                os.killpg(table.pid, signal.SIGKILL)
+            os.close(slave)
+            os.close(master)
+        out.seek(0)
+        err.seek(0)
+        said = err.read().decode()
+        assert table.returncode == 2 and said.count("\n") == 1, said
+        assert "needs a terminal" in said and out.read() == b""
+    assert not (data_in_tmp / "table.sqlite3").exists()  # no game begun, no device opened
+
+
+def test_the_demo_without_a_terminal_prints_how_to_start_the_table(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from popdice import cli, demo
+    from popdice.cli import main
+
+    class Keyboard(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    started: list[list[str]] = []
+    monkeypatch.setattr(cli, "main", lambda argv: started.append(argv) or 0)
+    monkeypatch.setattr(demo, "run_demo", lambda real: 0)
+    monkeypatch.setattr(sys, "stdin", Keyboard())  # a terminal in, but the output is piped
+    assert main(["demo", "--sim", "--table", "ringer"]) == 0
+    assert started == []
+    out, err = capsys.readouterr()
+    assert out.startswith("the table needs a terminal: play one with  popdice table ringer")
+    assert err == ""

@@ -25,7 +25,7 @@ def test_data_dir_follows_the_environment(data_in_tmp: Path) -> None:
 def test_entries_are_numbered_and_read_back_in_order() -> None:
     with Journal() as journal:
         game = journal.new_game("ringer", ["Ann", "Bob"], {})
-        journal.append(game, "roll", {"dice": [{"number": 4}]})
+        journal.append(game, "roll", {"dice": [{"number": 4}], "key": "0000abcd:1"})
         journal.append(game, "move", {"move": {"type": "ringer", "seat": 0, "cards": 3}})
         entries = journal.entries(game)
     assert [entry.n for entry in entries] == [1, 2]
@@ -49,8 +49,8 @@ def test_games_keep_apart_and_finish_with_winners_and_scores() -> None:
     with Journal() as journal:
         first = journal.new_game("ringer", ["Ann", "Bob"], {})
         second = journal.new_game("popalotsy", ["Cy", "Di", "Ed"], {})
-        journal.append(first, "move", {"a": 1})
-        journal.append(second, "move", {"b": 2})
+        journal.append(first, "device", {"text": "a"})
+        journal.append(second, "device", {"text": "b"})
         journal.finish(first, ["Bob"], [3, 7])
         assert journal.last_unfinished() is not None
         assert journal.last_unfinished().id == second  # type: ignore[union-attr]
@@ -58,7 +58,7 @@ def test_games_keep_apart_and_finish_with_winners_and_scores() -> None:
         assert [g.game for g in games] == ["ringer", "popalotsy"]
         assert games[0].winners == ("Bob",) and games[0].scores == (3, 7)
         assert games[1].finished is None
-        assert [e.data for e in journal.entries(second)] == [{"b": 2}]
+        assert [e.data for e in journal.entries(second)] == [{"text": "b"}]
 
 
 def test_export_holds_the_game_and_its_entries() -> None:

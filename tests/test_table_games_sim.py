@@ -160,7 +160,8 @@ def test_a_whole_lowdown_game_on_simulated_devices(journal: Journal) -> None:
 
 
 def test_the_table_killed_mid_game_then_resumed(tmp_path: Path) -> None:
-    """The real command in a terminal: F2, a Ringer typed, SIGKILL; then --resume."""
+    """The real command in a terminal: F2, a Ringer typed; a second table on the game is
+    refused; SIGKILL; then --resume takes the game over."""
     env = {**os.environ, "POPDICE_DATA_DIR": str(tmp_path)}
     popdice = str(Path(sys.executable).with_name("popdice"))
     with TerminalRun([popdice, "table", "ringer", "--sim", "--players", "Ann,Bob"], env) as run:
@@ -169,6 +170,11 @@ def test_the_table_killed_mid_game_then_resumed(tmp_path: Path) -> None:
         run.wait_for("the die shows")
         run.type("ringer a 5\r")
         run.wait_for("Ann scores a Ringer")
+        with TerminalRun([popdice, "table", "--resume", "--sim"], env) as second:
+            assert second.wait_exit() == 2
+            assert f"error: game 1 is open at another table: pid {run.process.pid} on " in (
+                second.text
+            )
         run.kill()
     with Journal(tmp_path / "table.sqlite3") as journal:
         (game,) = journal.games()
@@ -177,6 +183,7 @@ def test_the_table_killed_mid_game_then_resumed(tmp_path: Path) -> None:
         assert kinds.count("roll") == 1 and kinds.count("move") == 1
     with TerminalRun([popdice, "table", "--resume", "--sim"], env) as run:
         run.wait_for("game resumed")
+        run.wait_for("taken over from pid")  # the killed table's lock
         run.wait_for("Ann scores a Ringer on")  # the log, rebuilt from the journal
         run.wait_for("press the dome")  # after a Ringer the table waits for a new roll
         run.keys("ctrl+q")

@@ -484,6 +484,7 @@ def test_the_table_command_opens_the_popper_and_the_handheld(
     ran: list[TableApp] = []
     monkeypatch.setattr(TableApp, "run", lambda app: ran.append(app))
     monkeypatch.setattr("popdice.discovery.find_port", lambda *args, **kwargs: None)
+    monkeypatch.setattr("popdice.table.cli.has_terminal", lambda: True)
     parser = argparse.ArgumentParser(prog="popdice")
     add_parser(parser.add_subparsers(dest="command", required=True))
 

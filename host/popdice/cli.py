@@ -129,13 +129,14 @@ def cmd_fairness(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import check_table_players, run_demo, run_table_demo
+    from .table.cli import has_terminal
 
     if args.table != "none":
         check_table_players(args.table, args.players)
     status = run_demo(real=not args.sim)
     if status != 0 or args.table == "none":
         return status
-    return run_table_demo(args.table, args.players, interactive=sys.stdin.isatty())
+    return run_table_demo(args.table, args.players, interactive=has_terminal())
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -66,3 +66,12 @@ class BadArguments(DeviceError):
 
 class DeviceBusy(DeviceError):
     """The device has as much of that work running as it takes; try again when some ends."""
+
+
+class JournalError(PopdiceError):
+    """The table's journal cannot be opened, read or written, has no such game, or holds
+    what the table never writes (a damaged file): the message names the game and entry."""
+
+
+class GameLocked(JournalError):
+    """Another table has that game open: one game is played at one table at a time."""

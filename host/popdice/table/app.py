@@ -7,7 +7,8 @@ by its id) and are handed to the UI thread with ``call_from_thread``. With simul
 devices the keys act through ``SimulatedHands``: F2 is a press on the dome that the
 firmware's own detector has to see, F3/F4 push the handheld's ROLL/REVEAL, F5 knocks.
 The log shows every line the session logs, so a reveal that follows a move is shown too; a
-commitment that does not match is also shouted (a notification and the bell). Lowdown
+commitment that does not match, and a journal that cannot be written, are also shouted (a
+notification and the bell). Lowdown
 shows every board (lowdown_view.py). Fits 80x24.
 """
 
@@ -173,6 +174,9 @@ class TableApp(App[None]):
             if "(commitment_mismatch)" in line:
                 self.bell()
                 self.notify(line, title="The hidden dice do not match", severity="error")
+            elif "(journal_failed)" in line:
+                self.bell()
+                self.notify(line, title="The journal cannot be written", severity="error")
         self.shown = len(self.session.log)
         self.refresh_state()
 

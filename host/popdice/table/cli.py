@@ -12,9 +12,10 @@ import sys
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PopdiceError
-from .journal import Journal
-from .replay import TABLE_GAMES
+from ..errors import JournalError, PopdiceError
+from ..games.fields import shown
+from .journal import JOURNAL_FILE, MAX_GAME_ID, GameRecord, Journal, data_dir
+from .journal_rows import TABLE_GAMES
 
 if TYPE_CHECKING:
     from ..sim.hands import SimulatedHands
@@ -62,8 +63,25 @@ def add_parser(subparsers: Any) -> None:
         "history",
         help="past table games: players, winners, scores; --export writes one as JSON",
     )
-    p.add_argument("--export", type=int, metavar="GAME_ID", help="print that game's journal")
+    p.add_argument(
+        "--export", type=game_number, metavar="GAME_ID", help="print that game's journal"
+    )
     p.set_defaults(run=run_history)
+
+
+def has_terminal() -> bool:
+    """Whether standard input and output are both a terminal, as the full-screen table needs."""
+    return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
+
+
+def game_number(text: str) -> int:
+    """A game id as typed: digits, 1 to SQLite's largest integer (a usage error otherwise)."""
+    digits = len(str(MAX_GAME_ID))
+    if text.isascii() and text.isdigit() and len(text) <= digits and 1 <= int(text) <= MAX_GAME_ID:
+        return int(text)
+    raise argparse.ArgumentTypeError(
+        f"GAME_ID is a game's number as `popdice history` lists it, not {shown(text)}"
+    )
 
 
 def parse_players(text: str | None) -> list[str]:
@@ -100,28 +118,46 @@ def rule_settings(game: str, rules: list[str]) -> dict[str, Any]:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    with Journal() as journal:
+    """The games, one line each (a damaged one: one line on standard error, and exit 2), or
+    one game's journal as JSON. Reads the journal only, so a read-only folder will do."""
+    path = data_dir() / JOURNAL_FILE
+    if not path.exists():
         if args.export is not None:
-            print(json.dumps(journal.export(args.export), indent=2))
-            return 0
-        games = journal.games()
-    if not games:
+            raise PopdiceError(f"no game {args.export}: there is no journal {path} yet")
         print("no games yet")
-    for game in games:
-        players = ", ".join(game.players)
-        if game.finished is None:
-            outcome = "unfinished"
-        else:
-            scores = " ".join(str(score) for score in game.scores or ())
-            outcome = f"won by {', '.join(game.winners or ()) or 'nobody'}; scores {scores}"
-        print(f"{game.id:>4}  {game.started[:16]}  {game.game:<10} {players}: {outcome}")
-    return 0
+        return 0
+    with Journal(path, read_only=True) as journal:
+        if args.export is not None:
+            print(json.dumps(journal.export(args.export), indent=2), flush=True)
+            return 0
+        listed = damaged = 0
+        for game_id in journal.game_ids():
+            try:
+                print(history_line(journal.game(game_id)))
+                listed += 1
+            except JournalError as error:
+                print(f"error: {error}", file=sys.stderr)
+                damaged += 1
+    if not listed + damaged:
+        print("no games yet")
+    return 2 if damaged else 0
+
+
+def history_line(game: GameRecord) -> str:
+    players = ", ".join(game.players)
+    if game.finished is None:
+        outcome = "unfinished"
+    else:
+        scores = " ".join(str(score) for score in game.scores or ())
+        outcome = f"won by {', '.join(game.winners or ()) or 'nobody'}; scores {scores}"
+    return f"{game.id:>4}  {game.started[:16]}  {game.game:<10} {players}: {outcome}"
 
 
 def run_table(args: argparse.Namespace) -> int:
     from .app import TableApp
+    from .lock import GameLock
     from .referee import Refused
-    from .replay import new_referee
+    from .replay import new_referee, rebuild
     from .session import TableSession
 
     if not args.resume and args.game is None:
@@ -134,30 +170,44 @@ def run_table(args: argparse.Namespace) -> int:
             new_referee(args.game, players, settings)  # refused before any device opens
         except Refused as refusal:
             raise PopdiceError(refusal.detail) from None
-    with ExitStack() as stack, Journal() as journal:
+    if not has_terminal():
+        raise PopdiceError(
+            "the table is full-screen and needs a terminal: run it in one, not with its "
+            "input or output redirected"
+        )
+    with Journal() as journal, ExitStack() as stack:
         game = args.game
-        if args.resume:
+        resumed = taken_over = None
+        if args.resume:  # refused before any device opens: no game, another table's, damaged
             last = journal.last_unfinished()
-            game = None if last is None else last.game
+            if last is None:
+                raise PopdiceError("no unfinished game to resume")
+            taken_over = stack.enter_context(GameLock(journal, last.id)).taken_over
+            resumed = rebuild(journal, last.id)
+            game = last.game
         hands: dict[str, SimulatedHands] = {}
         popper = _open_device(stack, "popper", args.sim, hands)
         handheld = None
         if game in HANDHELD_GAMES:
             handheld = _open_device(stack, "handheld", args.sim, hands)
-        try:
-            if args.resume:
-                session = TableSession.resume(journal, popper, handheld=handheld)
-            else:
+        if resumed is not None:
+            session = TableSession.resumed(journal, *resumed, popper, handheld)
+            if taken_over is not None:
+                session.note(f"taken over from {taken_over}, which has ended")
+        else:
+            try:
                 session = TableSession.start(
                     journal, args.game, players, popper, handheld, settings
                 )
-        except Refused as refusal:
-            raise PopdiceError(refusal.detail) from None
-        TableApp(session, simulated=bool(hands), hands=hands).run()
+            except Refused as refusal:
+                raise PopdiceError(refusal.detail) from None
+            stack.enter_context(GameLock(journal, session.game_id))
+        app = TableApp(session, simulated=bool(hands), hands=hands)
+        app.run()
         for client in (session.popper, session.handheld):  # clients of devices found again
             if client is not None and client not in (popper, handheld):
                 client.close()
-    return 0
+    return app.return_code or 0
 
 
 def _open_device(

@@ -5,6 +5,13 @@ named by ``POPDICE_DATA_DIR``. WAL mode with ``synchronous=FULL``: each ``append
 committed (and on disk) before it returns, so a crash loses nothing already reported.
 A game is the row of ``games`` plus its ``entries`` in order; the game's state is a pure
 function of them (see ``popdice.table.replay``).
+
+``holders`` records which table has a game open (``popdice.table.lock`` keeps that true).
+
+Every failure is a ``JournalError`` of one line: a write that does not reach the disk (full,
+read-only) names the game it was for, a read of a damaged file the game (and
+``journal_rows`` the entry). ``Journal(read_only=True)`` writes nothing, not even the WAL's
+index, so it also reads a journal in a folder it cannot write.
 """
 
 from __future__ import annotations
@@ -12,17 +19,23 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
-from ..errors import PopdiceError
+from ..errors import JournalError
+from .journal_rows import Entry, GameRecord, Holder, entry, game_record, holder, one_line
+
+__all__ = ["Entry", "GameRecord", "Holder", "Journal", "JournalError", "data_dir"]
 
 DATA_DIR_VARIABLE = "POPDICE_DATA_DIR"
 JOURNAL_FILE = "table.sqlite3"
+MAX_GAME_ID = 2**63 - 1
+"""The largest integer SQLite keeps, so the largest game id there can be."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -43,50 +56,13 @@ CREATE TABLE IF NOT EXISTS entries (
     data TEXT NOT NULL,
     PRIMARY KEY (game_id, n)
 );
+CREATE TABLE IF NOT EXISTS holders (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    since TEXT NOT NULL
+);
 """
-
-
-class JournalError(PopdiceError):
-    """The journal cannot be opened, or has no such game."""
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A row of ``games``: what was played, by whom, and how it ended (if it did)."""
-
-    id: int
-    game: str
-    players: tuple[str, ...]
-    settings: dict[str, Any]
-    started: str
-    finished: str | None
-    winners: tuple[str, ...] | None
-    scores: tuple[int, ...] | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "game": self.game,
-            "players": list(self.players),
-            "settings": self.settings,
-            "started": self.started,
-            "finished": self.finished,
-            "winners": None if self.winners is None else list(self.winners),
-            "scores": None if self.scores is None else list(self.scores),
-        }
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One journal line: its number in the game, when, its kind and its data."""
-
-    n: int
-    at: str
-    kind: str
-    data: dict[str, Any]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "at": self.at, "kind": self.kind, "data": self.data}
 
 
 def data_dir() -> Path:
@@ -102,16 +78,39 @@ def _now() -> str:
 class Journal:
     """The open journal file; every write is committed before the call returns."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, read_only: bool = False) -> None:
         self.path = path or data_dir() / JOURNAL_FILE
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
+            self._db = self._open_to_read() if read_only else self._open_to_write()
         except (OSError, sqlite3.Error) as error:
-            raise JournalError(f"cannot open the journal {self.path}: {error}") from None
+            raise JournalError(f"cannot open the journal {self.path}: {one_line(error)}") from None
+        self._db.text_factory = _text
+
+    def _open_to_write(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(_SCHEMA)
+        except sqlite3.Error:
+            db.close()
+            raise
+        return db
+
+    def _open_to_read(self) -> sqlite3.Connection:
+        """Read only; in a folder it cannot write (so no WAL index can be made), the journal
+        as last checkpointed, which is all of it unless a table is writing there."""
+        if not self.path.is_file():
+            raise JournalError(f"there is no journal {self.path}")
+        uri = self.path.resolve().as_uri()
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            db.close()
+            db = sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+        return db
 
     def close(self) -> None:
         self._db.close()
@@ -122,20 +121,40 @@ class Journal:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @contextmanager
+    def _writing(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as error:
+            reason = one_line(error)
+            raise JournalError(
+                f"{what}: the journal {self.path} cannot be written ({reason})"
+            ) from None
+
+    def _read(self, what: str, sql: str, *params: object) -> list[tuple[Any, ...]]:
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.Error as error:
+            reason = one_line(error)
+            raise JournalError(
+                f"{what}: the journal {self.path} cannot be read ({reason})"
+            ) from None
+
     # --- writing ----------------------------------------------------------------------
 
     def new_game(self, game: str, players: list[str], settings: dict[str, Any]) -> int:
-        cursor = self._db.execute(
-            "INSERT INTO games (game, players, settings, started) VALUES (?, ?, ?, ?)",
-            (game, json.dumps(players), json.dumps(settings), _now()),
-        )
+        with self._writing(f"a new game of {game}"):
+            cursor = self._db.execute(
+                "INSERT INTO games (game, players, settings, started) VALUES (?, ?, ?, ?)",
+                (game, json.dumps(players), json.dumps(settings), _now()),
+            )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
     def append(self, game_id: int, kind: str, data: dict[str, Any]) -> Entry:
         """Adds the next entry of ``game_id`` and commits it."""
         at = _now()
-        with self._db:
+        with self._writing(f"game {game_id}"), self._db:
             self._db.execute("BEGIN IMMEDIATE")
             row = self._db.execute(
                 "SELECT COALESCE(MAX(n), 0) + 1 FROM entries WHERE game_id = ?", (game_id,)
@@ -148,34 +167,67 @@ class Journal:
         return Entry(n, at, kind, data)
 
     def finish(self, game_id: int, winners: list[str], scores: list[int]) -> None:
-        self._db.execute(
-            "UPDATE games SET finished = ?, winners = ?, scores = ? WHERE id = ?",
-            (_now(), json.dumps(winners), json.dumps(scores), game_id),
-        )
+        with self._writing(f"game {game_id}"):
+            self._db.execute(
+                "UPDATE games SET finished = ?, winners = ?, scores = ? WHERE id = ?",
+                (_now(), json.dumps(winners), json.dumps(scores), game_id),
+            )
+
+    def hold(self, game_id: int, by: Holder) -> None:
+        """Records ``by`` as the table that has the game open (``popdice.table.lock``)."""
+        with self._writing(f"game {game_id}"):
+            self._db.execute(
+                "INSERT OR REPLACE INTO holders (game_id, pid, host, since) VALUES (?, ?, ?, ?)",
+                (game_id, by.pid, by.host, by.since),
+            )
+
+    def let_go(self, game_id: int, by: Holder) -> None:
+        with self._writing(f"game {game_id}"):
+            self._db.execute(
+                "DELETE FROM holders WHERE game_id = ? AND pid = ? AND host = ? AND since = ?",
+                (game_id, by.pid, by.host, by.since),
+            )
 
     # --- reading ----------------------------------------------------------------------
 
+    def game_ids(self) -> list[int]:
+        return [
+            int(game_id)
+            for (game_id,) in self._read("the games", "SELECT id FROM games ORDER BY id")
+        ]
+
     def games(self) -> list[GameRecord]:
-        rows = self._db.execute("SELECT * FROM games ORDER BY id").fetchall()
-        return [_game_record(row) for row in rows]
+        return [
+            game_record(row) for row in self._read("the games", "SELECT * FROM games ORDER BY id")
+        ]
 
     def game(self, game_id: int) -> GameRecord:
-        row = self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
-        if row is None:
+        rows = self._read(f"game {game_id}", "SELECT * FROM games WHERE id = ?", game_id)
+        if not rows:
             raise JournalError(f"no game {game_id} in the journal {self.path}")
-        return _game_record(row)
+        return game_record(rows[0])
 
     def last_unfinished(self) -> GameRecord | None:
-        row = self._db.execute(
-            "SELECT * FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        return None if row is None else _game_record(row)
+        rows = self._read(
+            "the unfinished games",
+            "SELECT * FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1",
+        )
+        return game_record(rows[0]) if rows else None
 
     def entries(self, game_id: int) -> list[Entry]:
-        rows = self._db.execute(
-            "SELECT n, at, kind, data FROM entries WHERE game_id = ? ORDER BY n", (game_id,)
-        ).fetchall()
-        return [Entry(int(n), str(at), str(kind), json.loads(data)) for n, at, kind, data in rows]
+        rows = self._read(
+            f"game {game_id}",
+            "SELECT n, at, kind, data FROM entries WHERE game_id = ? ORDER BY n",
+            game_id,
+        )
+        return [entry(game_id, row) for row in rows]
+
+    def holder(self, game_id: int) -> Holder | None:
+        """The table recorded as having the game open, if any (it may have ended since)."""
+        rows = self._read(
+            f"game {game_id}", "SELECT pid, host, since FROM holders WHERE game_id = ?", game_id
+        )
+        return holder(game_id, rows[0]) if rows else None
 
     def export(self, game_id: int) -> dict[str, Any]:
         """The game and its whole journal, JSON-ready."""
@@ -185,15 +237,10 @@ class Journal:
         }
 
 
-def _game_record(row: tuple[Any, ...]) -> GameRecord:
-    game_id, game, players, settings, started, finished, winners, scores = row
-    return GameRecord(
-        id=int(game_id),
-        game=str(game),
-        players=tuple(json.loads(players)),
-        settings=dict(json.loads(settings)),
-        started=str(started),
-        finished=finished,
-        winners=None if winners is None else tuple(json.loads(winners)),
-        scores=None if scores is None else tuple(json.loads(scores)),
-    )
+def _text(raw: bytes) -> str | bytes:
+    """A TEXT value as a string, or as its bytes when they are not UTF-8 (a damaged row), for
+    ``journal_rows`` to name."""
+    try:
+        return raw.decode()
+    except UnicodeDecodeError:
+        return raw

@@ -8,24 +8,24 @@ Entry kinds that change the game, replayed in order:
 - ``reveal``: ``{"roll_id", "colour", "number", "nonce", "by", "key", "text"}``, the hidden
   roll shown, checked again against its commitment as it is replayed.
 ``refused`` and ``device`` are the log only. The game record's ``settings`` go to the referee.
+The entries come checked (``journal_rows``); one the referee refuses does not replay, and
+raises ``JournalError`` naming the game and the entry.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .journal import Entry, GameRecord, JournalError
+from .journal import Entry, GameRecord, Journal, JournalError
+from .journal_rows import TABLE_GAMES, one_line
 from .lowdown_table import LowdownTable
 from .popalotsy_table import PopalotsyTable
 from .referee import Referee, Refused, Settings
 from .ringer_table import RingerTable
 
 REFEREES: dict[str, type[Referee]] = {
-    "ringer": RingerTable,
-    "popalotsy": PopalotsyTable,
-    "lowdown": LowdownTable,
+    referee.game: referee for referee in (RingerTable, PopalotsyTable, LowdownTable)
 }
-TABLE_GAMES = tuple(REFEREES)
 SEEN_KINDS = ("roll", "secret", "reveal")
 """The entry kinds whose ``key`` marks a device report as taken."""
 
@@ -49,7 +49,10 @@ class Replayed:
 def replay(record: GameRecord, entries: list[Entry]) -> Replayed:
     """Apply every ``move``, ``roll``, ``secret`` and ``reveal`` of ``entries`` in order to
     a new referee."""
-    result = Replayed(new_referee(record.game, list(record.players), record.settings))
+    try:
+        result = Replayed(new_referee(record.game, list(record.players), record.settings))
+    except Refused as refusal:
+        raise JournalError(f"game {record.id}: {refusal.detail}") from None
     for entry in entries:
         try:
             if entry.kind == "move":
@@ -61,12 +64,30 @@ def replay(record: GameRecord, entries: list[Entry]) -> Replayed:
             elif entry.kind == "reveal":
                 result.referee.reveal(entry.data)
             if entry.kind in SEEN_KINDS:
-                result.seen_rolls.add(str(entry.data["key"]))
-        except (Refused, KeyError) as error:
+                result.seen_rolls.add(entry.data["key"])
+        except (Refused, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
             raise JournalError(
-                f"game {record.id}: journal entry {entry.n} does not replay ({error})"
+                f"game {record.id}, entry {entry.n}: does not replay ({one_line(error)})"
             ) from None
         text = entry.data.get("text")
         if isinstance(text, str):
             result.log.append(text)
     return result
+
+
+def rebuild(journal: Journal, game_id: int | None = None) -> tuple[GameRecord, Replayed]:
+    """The game ``game_id`` (by default the last unfinished one) replayed from its journal to
+    go on with, or ``JournalError`` saying why not: there is none, it is finished, it does
+    not replay. A game over whose end the journal could not keep has it recorded now."""
+    record = journal.game(game_id) if game_id is not None else journal.last_unfinished()
+    if record is None:
+        raise JournalError("no unfinished game to resume")
+    if record.finished is not None:
+        raise JournalError(f"game {record.id} is finished")
+    rebuilt = replay(record, journal.entries(record.id))
+    referee = rebuilt.referee
+    if referee.over:
+        winners = [referee.players[seat] for seat in referee.winners()]
+        journal.finish(record.id, winners, referee.scores())
+        raise JournalError(f"game {record.id} is over: now recorded as finished")
+    return record, rebuilt

@@ -1,12 +1,19 @@
 """A game at the table, apart from any UI: the referee, the devices and the journal together.
 
-Every accepted move, roll, secret roll and reveal is journaled (and committed) before it is
-reported; the referees change nothing when they refuse, and a refused one is journaled as
-``refused`` with its reason. Pops come from the popper's events or from its command replies
-(both carry the device's roll number, so a pop is taken once); the handheld's secret rolls
-and reveals likewise (by device session and roll id). When the referee needs a secret roll
-revealed (Lowdown, once the active player has chosen), the session asks the handheld for it
-at once. ``resume`` rebuilds a game from its journal.
+Journal first, then apply: a move, roll, secret roll or reveal is tried on a copy of the
+referee, journaled (and committed) if the copy takes it, and only then applied to the game
+and reported. One the journal cannot keep (a full disk) is refused (``journal_failed``, with
+the journal's reason) and changes nothing; the same move, or the device's repeat of the same
+pop, is taken once the journal can keep it. The referees change nothing when they refuse,
+and a refused one is journaled as ``refused`` with its reason (or only shown, with the
+journal's reason, if the journal cannot keep that either).
+
+Pops come from the popper's events or from its command replies (both carry the device's roll
+number, so a pop is taken once); the handheld's secret rolls and reveals likewise (by device
+session and roll id). When the referee needs a secret roll revealed (Lowdown, once the
+active player has chosen), the session asks the handheld for it at once. ``resume``
+rebuilds a game from its journal (and records the end of a game over whose end the journal
+could not keep).
 
 A device that goes away (unplugged, crashed) is ``missing`` until ``device_back`` hands in
 its new client: meanwhile what needs it is refused with ``device_missing``, and the game
@@ -15,6 +22,8 @@ goes on with typed moves. A popper that comes back is put in the game's mode aga
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +44,7 @@ from ..popper import Pop
 from .devices import HandheldLike, PopperLike
 from .journal import GameRecord, Journal, JournalError
 from .referee import Move, Referee, Refused, Settings
-from .replay import new_referee, replay
+from .replay import Replayed, new_referee, rebuild
 
 RINGER_DIE = 0
 HANDHELD_CODES: dict[type[PopdiceError], str] = {
@@ -78,6 +87,8 @@ class TableSession:
         self.log = log or []
         self.missing: set[str] = set()
         """The boards whose link went and that have not come back yet."""
+        self.finished = record.finished is not None
+        """Whether the journal has the game's end."""
 
     @classmethod
     def start(
@@ -92,7 +103,7 @@ class TableSession:
         referee = new_referee(game, players, settings)
         game_id = journal.new_game(game, players, referee.settings)
         session = cls(journal, journal.game(game_id), referee, popper, handheld=handheld)
-        session._record_device("game started: " + ", ".join(players))
+        session.note("game started: " + ", ".join(players))
         session.prepare_popper()
         return session
 
@@ -105,12 +116,18 @@ class TableSession:
         handheld: HandheldLike | None = None,
     ) -> TableSession:
         """The game ``game_id`` (by default the last unfinished one) as its journal left it."""
-        record = journal.game(game_id) if game_id is not None else journal.last_unfinished()
-        if record is None:
-            raise JournalError("no unfinished game to resume")
-        if record.finished is not None:
-            raise JournalError(f"game {record.id} is finished")
-        rebuilt = replay(record, journal.entries(record.id))
+        return cls.resumed(journal, *rebuild(journal, game_id), popper, handheld)
+
+    @classmethod
+    def resumed(
+        cls,
+        journal: Journal,
+        record: GameRecord,
+        rebuilt: Replayed,
+        popper: PopperLike | None,
+        handheld: HandheldLike | None = None,
+    ) -> TableSession:
+        """The game of ``record`` as ``rebuild`` replayed it, played on with these devices."""
         session = cls(
             journal,
             record,
@@ -120,7 +137,7 @@ class TableSession:
             rebuilt.log,
             handheld=handheld,
         )
-        session._record_device("game resumed")
+        session.note("game resumed")
         session.prepare_popper()
         session.share_commitment()
         session.ask_reveal()
@@ -155,12 +172,12 @@ class TableSession:
     def device_lost(self, board: str, reason: str) -> Outcome:
         """``board``'s link went: the table waits for it (``device_back``)."""
         self.missing.add(board)
-        return self._record_device(f"the {board} is gone ({reason}): waiting for it to return")
+        return self.note(f"the {board} is gone ({reason}): waiting for it to return")
 
     def device_back(self, board: str, client: Any) -> Outcome:
         """``board`` answered again, found by its id: use ``client`` from now on."""
         self.missing.discard(board)
-        outcome = self._record_device(
+        outcome = self.note(
             f"the {board} is back (device {client.info.device_id}, session {client.info.session})"
         )
         if board == "popper":
@@ -191,13 +208,11 @@ class TableSession:
             asked = self.ask_reveal()
             if asked is not None:
                 return asked
-        try:
-            text = self.referee.apply(move)
-        except Refused as refusal:
-            return self._refuse({"move": move}, refusal)
-        self.journal.append(self.game_id, "move", {"move": move, "text": text})
-        outcome = self._accepted(text)
-        self.ask_reveal()
+        outcome = self._journal_then_apply(
+            "move", lambda referee: referee.apply(move), {"move": move}
+        )
+        if outcome.accepted:
+            self.ask_reveal()
         return outcome
 
     def refuse_command(self, command: str, refusal: Refused) -> Outcome:
@@ -239,25 +254,23 @@ class TableSession:
         key = f"{device_session}:{pop.roll}"
         if key in self.seen_rolls:
             return None
-        self.seen_rolls.add(key)
         dice = [dict(die) for die in pop.dice]
-        if pop.mode != self.referee.game:
-            refusal = Refused("wrong_mode", f"the popper is in {pop.mode} mode")
-            return self._refuse({"dice": dice, "key": key}, refusal)
-        try:
-            self.referee.roll(dice)
-        except Refused as refusal:
-            return self._refuse({"dice": dice, "key": key}, refusal)
         text = "popped: " + " ".join(_die_text(die) for die in dice)
-        self.journal.append(self.game_id, "roll", {"dice": dice, "key": key, "text": text})
-        return self._accepted(text)
+
+        def roll(referee: Referee) -> str:
+            if pop.mode != referee.game:
+                raise Refused("wrong_mode", f"the popper is in {pop.mode} mode")
+            referee.roll(dice)
+            return text
+
+        return self._journal_then_apply("roll", roll, {"dice": dice, "key": key}, key=key)
 
     def take_notice(self, notice: Notice) -> Outcome | None:
         """A device event: a pop becomes the roll; reboots and gaps go to the log."""
         if isinstance(notice, DeviceReboot):
-            return self._record_device(f"the popper restarted (session {notice.new_session})")
+            return self.note(f"the popper restarted (session {notice.new_session})")
         if isinstance(notice, EventGap):
-            return self._record_device(f"popper events {notice.first}-{notice.last} were lost")
+            return self.note(f"popper events {notice.first}-{notice.last} were lost")
         pop = Pop.from_event(notice)
         if pop is not None:
             return self.take_pop(pop, notice.session)
@@ -282,20 +295,21 @@ class TableSession:
         key = f"secret:{device_session}:{roll.roll_id}"
         if key in self.seen_rolls:
             return None
-        self.seen_rolls.add(key)
         data: dict[str, Any] = {
             "roll_id": roll.roll_id,
             "commitment": roll.commitment,
             "device_id": device_id,
             "replaces": roll.replaces,
         }
-        try:
-            text = self.referee.secret(data)
-        except Refused as refusal:
-            return self._refuse({"secret": data, "key": key}, refusal)
-        self.journal.append(self.game_id, "secret", {**data, "key": key, "text": text})
-        outcome = self._accepted(text)
-        self.ask_reveal()
+        outcome = self._journal_then_apply(
+            "secret",
+            lambda referee: referee.secret(data),
+            {**data, "key": key},
+            key=key,
+            refused_data={"secret": data, "key": key},
+        )
+        if outcome.accepted:
+            self.ask_reveal()
         return outcome
 
     def take_reveal(self, reveal: Reveal, device_session: str) -> Outcome | None:
@@ -303,7 +317,6 @@ class TableSession:
         key = f"reveal:{device_session}:{reveal.roll_id}"
         if key in self.seen_rolls:
             return None
-        self.seen_rolls.add(key)
         data: dict[str, Any] = {
             "roll_id": reveal.roll_id,
             "colour": reveal.colour,
@@ -311,12 +324,13 @@ class TableSession:
             "nonce": reveal.nonce,
             "by": reveal.by,
         }
-        try:
-            text = self.referee.reveal(data)
-        except Refused as refusal:
-            return self._refuse({"reveal": data, "key": key}, refusal)
-        self.journal.append(self.game_id, "reveal", {**data, "key": key, "text": text})
-        return self._accepted(text)
+        return self._journal_then_apply(
+            "reveal",
+            lambda referee: referee.reveal(data),
+            {**data, "key": key},
+            key=key,
+            refused_data={"reveal": data, "key": key},
+        )
 
     def ask_reveal(self) -> Outcome | None:
         """If the game needs the hidden roll now, ask the handheld to reveal it."""
@@ -332,9 +346,9 @@ class TableSession:
     def take_handheld_notice(self, notice: Notice) -> Outcome | None:
         """A handheld event: a secret roll or a reveal goes to the game; the rest to the log."""
         if isinstance(notice, DeviceReboot):
-            return self._record_device(f"the handheld restarted (session {notice.new_session})")
+            return self.note(f"the handheld restarted (session {notice.new_session})")
         if isinstance(notice, EventGap):
-            return self._record_device(f"handheld events {notice.first}-{notice.last} were lost")
+            return self.note(f"handheld events {notice.first}-{notice.last} were lost")
         if isinstance(notice, SecretRollEvent):
             device_id = self.handheld.info.device_id if self.handheld is not None else ""
             return self.take_secret(notice.roll, notice.session, device_id)
@@ -342,7 +356,7 @@ class TableSession:
             return self.take_reveal(notice.reveal, notice.session)
         if isinstance(notice, BatteryEvent):
             state = "low" if notice.low else "fine again"
-            return self._record_device(f"the handheld's battery is {state} ({notice.vsys:.2f} V)")
+            return self.note(f"the handheld's battery is {state} ({notice.vsys:.2f} V)")
         return None
 
     def handheld_failed(self, error: PopdiceError) -> Outcome:
@@ -356,23 +370,67 @@ class TableSession:
 
     # --- bookkeeping ----------------------------------------------------------------------
 
+    def _journal_then_apply(
+        self,
+        kind: str,
+        change: Callable[[Referee], str],
+        data: dict[str, Any],
+        *,
+        key: str | None = None,
+        refused_data: dict[str, Any] | None = None,
+    ) -> Outcome:
+        """``change`` (it says what it did) tried on a copy of the referee, journaled as
+        ``kind`` with ``data``, then made on the referee; ``key`` (a device's report) is
+        taken unless the journal cannot keep it."""
+        try:
+            text = change(copy.deepcopy(self.referee))
+        except Refused as refusal:
+            if key is not None:
+                self.seen_rolls.add(key)
+            return self._refuse(data if refused_data is None else refused_data, refusal)
+        try:
+            self.journal.append(self.game_id, kind, {**data, "text": text})
+        except JournalError as error:
+            text = f"refused: {error}; nothing changed, try again (journal_failed)"
+            self.log.append(text)
+            return Outcome(False, text, "journal_failed")
+        if key is not None:
+            self.seen_rolls.add(key)
+        change(self.referee)
+        return self._accepted(text)
+
     def _accepted(self, text: str) -> Outcome:
         self.log.append(text)
-        if self.referee.over and self.journal.game(self.game_id).finished is None:
+        if self.referee.over and not self.finished:
             winners = [self.referee.players[seat] for seat in self.referee.winners()]
-            self.journal.finish(self.game_id, winners, self.referee.scores())
+            try:
+                self.journal.finish(self.game_id, winners, self.referee.scores())
+                self.finished = True
+            except JournalError as error:
+                self.log.append(
+                    f"the game's end is not recorded: {error}; "
+                    "`popdice table --resume` records it (journal_failed)"
+                )
         return Outcome(True, text)
 
     def _refuse(self, data: dict[str, Any], refusal: Refused) -> Outcome:
         text = f"refused: {refusal.detail} ({refusal.code})"
-        self.journal.append(self.game_id, "refused", {**data, "code": refusal.code, "text": text})
         self.log.append(text)
+        self._log_entry("refused", {**data, "code": refusal.code, "text": text})
         return Outcome(False, text, refusal.code)
 
-    def _record_device(self, text: str) -> Outcome:
-        self.journal.append(self.game_id, "device", {"text": text})
+    def note(self, text: str) -> Outcome:
+        """A line for the log and the journal (a ``device`` entry) that changes no game."""
         self.log.append(text)
+        self._log_entry("device", {"text": text})
         return Outcome(True, text)
+
+    def _log_entry(self, kind: str, data: dict[str, Any]) -> None:
+        """A log-only entry; one the journal cannot keep is only shown, with why."""
+        try:
+            self.journal.append(self.game_id, kind, data)
+        except JournalError as error:
+            self.log.append(f"not in the journal: {error} (journal_failed)")
 
 
 def _die_text(die: dict[str, Any]) -> str:

@@ -1,0 +1,165 @@
+"""The journal's rows as read back: a game's record and its entries, each checked as it is read.
+
+A journal file can be damaged (a failing disk, a hand with an SQLite tool): a row that is not
+what the table writes raises ``JournalError`` with one line that names the game, the entry
+and what is wrong in it (``game 3, entry 7: data: not valid JSON (line 1, column 9): ...``).
+What the rows mean for a game (a move the rules refuse) is checked by its replay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import JournalError
+from ..games.fields import Field, kind_of, parse_document, shown
+
+TABLE_GAMES = ("ringer", "popalotsy", "lowdown")
+ENTRY_FIELDS: dict[str, dict[str, str]] = {
+    "roll": {"dice": "objects", "key": "string"},
+    "secret": {"roll_id": "string", "commitment": "string", "key": "string"},
+    "reveal": {"roll_id": "string", "colour": "string", "number": "integer", "key": "string"},
+    "move": {"move": "object"},
+    "refused": {"code": "string"},
+    "device": {"text": "string"},
+}
+"""Each kind of entry, and the fields of its data that the table reads back, by JSON type
+(``objects``: a list of objects)."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A row of ``games``: what was played, by whom, and how it ended (if it did)."""
+
+    id: int
+    game: str
+    players: tuple[str, ...]
+    settings: dict[str, Any]
+    started: str
+    finished: str | None
+    winners: tuple[str, ...] | None
+    scores: tuple[int, ...] | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "players": list(self.players),
+            "settings": self.settings,
+            "started": self.started,
+            "finished": self.finished,
+            "winners": None if self.winners is None else list(self.winners),
+            "scores": None if self.scores is None else list(self.scores),
+        }
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One journal line: its number in the game, when, its kind and its data."""
+
+    n: int
+    at: str
+    kind: str
+    data: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "at": self.at, "kind": self.kind, "data": self.data}
+
+
+@dataclass(frozen=True)
+class Holder:
+    """The table that has a game open (``popdice.table.lock``): its process, host and since
+    when."""
+
+    pid: int
+    host: str
+    since: str
+
+    def __str__(self) -> str:
+        return f"pid {self.pid} on {self.host} since {self.since[:16].replace('T', ' ')} UTC"
+
+
+def game_record(row: tuple[Any, ...]) -> GameRecord:
+    """A row of ``games`` (``SELECT *``), checked."""
+    game_id, game, players, settings, started, finished, winners, scores = row
+
+    def error(problem: str) -> JournalError:
+        return JournalError(f"game {game_id}: {problem}")
+
+    return GameRecord(
+        id=int(game_id),
+        game=Field(game, "game", error).choice(TABLE_GAMES, "a game the table plays"),
+        players=_names(_json(players, "players", error), at_least=2),
+        settings=_json(settings, "settings", error).mapping(),
+        started=Field(started, "started", error).string("a time"),
+        finished=None if finished is None else Field(finished, "finished", error).string("a time"),
+        winners=None if winners is None else _names(_json(winners, "winners", error), 1),
+        scores=None
+        if scores is None
+        else tuple(item.integer() for item in _json(scores, "scores", error).items()),
+    )
+
+
+def entry(game_id: int, row: tuple[Any, ...]) -> Entry:
+    """A row of ``entries`` (``n, at, kind, data``) of game ``game_id``, checked."""
+    n, at, kind, data = row
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise JournalError(f"game {game_id}: an entry is numbered {shown(n)}, not by a number")
+
+    def error(problem: str) -> JournalError:
+        return JournalError(f"game {game_id}, entry {n}: {problem}")
+
+    kind = Field(kind, "kind", error).choice(tuple(ENTRY_FIELDS), "a kind of entry")
+    fields = _json(data, "data", error)
+    for name, json_type in ENTRY_FIELDS[kind].items():
+        _check_type(fields.key(name), json_type)
+    text = fields.optional("text")
+    if text is not None:
+        text.string()
+    return Entry(n, Field(at, "at", error).string("a time"), kind, fields.mapping())
+
+
+def _check_type(field: Field, json_type: str) -> None:
+    if json_type == "objects":
+        for item in field.items():
+            item.mapping()
+    else:
+        checks = {"object": field.mapping, "string": field.string}
+        checks.get(json_type, field.integer)()
+
+
+def holder(game_id: int, row: tuple[Any, ...]) -> Holder:
+    """A row of ``holders`` (``pid, host, since``) of game ``game_id``, checked."""
+    pid, host, since = row
+
+    def error(problem: str) -> JournalError:
+        return JournalError(f"game {game_id}: its holder: {problem}")
+
+    return Holder(
+        Field(pid, "pid", error).integer(),
+        Field(host, "host", error).string(),
+        Field(since, "since", error).string("a time"),
+    )
+
+
+def _json(value: Any, column: str, error: Callable[[str], JournalError]) -> Field:
+    """A column that holds JSON text, parsed."""
+    if not isinstance(value, str):
+        raise error(f"{column}: expected JSON text, got {kind_of(value)}")
+    return Field(parse_document(value, column, error).value, column, error)
+
+
+def _names(field: Field, at_least: int) -> tuple[str, ...]:
+    names = tuple(item.string("a name") for item in field.items())
+    if len(names) < at_least or not all(names):
+        field.fail(f"expected {at_least} or more names, got {shown(list(names))}")
+    if len({name.lower() for name in names}) != len(names):
+        field.fail(f"the same name twice in {shown(list(names))}")
+    return names
+
+
+def one_line(error: Exception, limit: int = 80) -> str:
+    """An error's message in one short line (SQLite's may quote a damaged value)."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,210 @@
+"""A damaged journal: every reader (history, --export, --resume) says in one line on standard
+error which game (and entry) is damaged, and exits 2; never a traceback."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from table_support import FakePopper, quiet_table
+
+from popdice.cli import main
+from popdice.table.journal import JOURNAL_FILE, Journal
+from popdice.table.session import TableSession
+
+READERS = (["history"], ["history", "--export", "1"], ["table", "--resume", "--sim"])
+
+
+@pytest.fixture()
+def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Game 1, a Ringer game under way (entries 1-3: started, a pop, a Ringer); its file."""
+    monkeypatch.setenv("POPDICE_DATA_DIR", str(tmp_path))
+    quiet_table(monkeypatch)
+    with Journal() as journal:
+        session = TableSession.start(journal, "ringer", ["Ann", "Bob"], FakePopper([4]))
+        session.press_dome()
+        session.move({"type": "ringer", "seat": 0, "cards": 3})
+    return tmp_path / JOURNAL_FILE
+
+
+def change(path: Path, sql: str, *params: object) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute(sql, params)
+    db.close()
+
+
+def one_error_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(argv) == 2, argv
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("error: "), (argv, err)
+    assert len(err) < 240, (argv, err)
+    return err
+
+
+ENTRY_DAMAGE = {
+    "not JSON": '{"move": {"type": ',
+    "not an object": "[1, 2]",
+    "a 5,000-digit number": "9" * 5000,
+    "nested too deeply": "[" * 100_000 + "]" * 100_000,
+    "not text": b"\xff\xfe\x00binary",
+    "an object without its move": '{"text": "Ann scores"}',
+    "a move that is not an object": '{"move": 5, "text": "Ann scores"}',
+}
+
+
+@pytest.mark.parametrize("damage", ENTRY_DAMAGE)
+def test_an_entry_that_is_not_what_was_written_is_named(
+    damage: str, played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    change(played, "UPDATE entries SET data = ? WHERE game_id = 1 AND n = 3", ENTRY_DAMAGE[damage])
+    for argv in READERS[1:]:
+        err = one_error_line(argv, capsys)
+        assert "game 1" in err and "entry 3" in err, (argv, err)
+    assert main(["history"]) == 0  # the list shows games, not their entries
+    assert "ringer     Ann, Bob: unfinished" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "named"),
+    [
+        ("kind", "spell", "spell"),
+        ("data", '{"dice": [5], "key": "0000abcd:1"}', "dice[0]"),
+        ("data", '{"dice": [{"number": 9}], "key": "0000abcd:1"}', "does not replay"),
+        ("at", b"\xff", "at: expected a time"),
+    ],
+)
+def test_the_pop_entry_damaged_is_named(
+    column: str, value: object, named: str, played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    change(played, f"UPDATE entries SET {column} = ? WHERE game_id = 1 AND n = 2", value)
+    readers = READERS[2:] if named == "does not replay" else READERS[1:]
+    for argv in readers:
+        err = one_error_line(argv, capsys)
+        assert "game 1" in err and "entry 2" in err and named in err, (argv, err)
+
+
+GAME_DAMAGE = {
+    "players not JSON": ("players", "Ann, Bob"),
+    "players not a list": ("players", '{"Ann": 1}'),
+    "players not names": ("players", '["Ann", 3]'),
+    "players too few": ("players", '["Ann"]'),
+    "players a huge number": ("players", "9" * 5000),
+    "settings not an object": ("settings", "[1]"),
+    "settings not JSON": ("settings", "{"),
+    "scores not numbers": ("scores", '["x"]'),
+    "winners not names": ("winners", "[1]"),
+    "game unknown": ("game", "chess"),
+    "game not text": ("game", 7),
+}
+
+
+@pytest.mark.parametrize("damage", GAME_DAMAGE)
+def test_a_game_whose_record_is_damaged_is_named(
+    damage: str, played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    column, value = GAME_DAMAGE[damage]
+    change(played, f"UPDATE games SET {column} = ? WHERE id = 1", value)
+    for argv in READERS:
+        err = one_error_line(argv, capsys)
+        assert "game 1" in err and column in err, (argv, err)
+
+
+def test_other_games_are_listed_beside_a_damaged_one(
+    played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Journal() as journal:
+        TableSession.start(journal, "popalotsy", ["Cy", "Di"], None)
+    change(played, "UPDATE games SET players = '[' WHERE id = 1")
+    assert main(["history"]) == 2
+    out, err = capsys.readouterr()
+    assert [line.split()[0] for line in out.splitlines()] == ["2"]
+    assert err.count("\n") == 1 and "game 1" in err and "players" in err
+
+
+def pages_except(path: Path, kept_tables: tuple[str, ...]) -> Iterator[int]:
+    """The page numbers of ``path`` (from 0) other than the first and the kept tables' roots."""
+    with sqlite3.connect(path) as db:
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+        count = db.execute("PRAGMA page_count").fetchone()[0]
+        marks = ",".join("?" * len(kept_tables))
+        roots = db.execute(
+            f"SELECT rootpage FROM sqlite_master WHERE name IN ({marks})", kept_tables
+        ).fetchall()
+    db.close()
+    kept = {1, *(root for (root,) in roots)}
+    for page in range(1, count + 1):
+        if page not in kept:
+            yield (page - 1) * size
+
+
+def test_scribbled_pages_of_entries_are_one_line_naming_the_game(
+    played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Journal() as journal:
+        for _ in range(200):
+            journal.append(1, "device", {"text": "the popper restarted (session 0000beef)"})
+    with played.open("r+b") as file:
+        for offset in pages_except(played, ("games", "sqlite_sequence")):
+            file.seek(offset)
+            file.write(b"\xa5" * 4096)
+    assert main(["history"]) == 0
+    assert capsys.readouterr().out.startswith("   1")
+    for argv in READERS[1:]:
+        err = one_error_line(argv, capsys)
+        assert "game 1" in err and "journal" in err, (argv, err)
+
+
+def test_a_file_that_is_not_a_journal_is_one_line(
+    played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    played.write_bytes(b"\xa5" * 8192)
+    for argv in READERS:
+        err = one_error_line(argv, capsys)
+        assert str(played) in err, (argv, err)
+
+
+def as_a_reader() -> list[str]:
+    """What runs a command without the power to write where the permissions say no (root has
+    it: the command runs without CAP_DAC_OVERRIDE)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root, and no setpriv to give up the power to write everywhere")
+    return [setpriv, "--bounding-set=-dac_override", "--"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_history_reads_a_journal_in_a_folder_it_cannot_write(tmp_path: Path) -> None:
+    folder = tmp_path / "read-only"
+    with Journal(folder / JOURNAL_FILE) as journal:
+        game = journal.new_game("ringer", ["Ann", "Bob"], {})
+        journal.append(game, "device", {"text": "game started: Ann, Bob"})
+    assert sorted(child.name for child in folder.iterdir()) == [JOURNAL_FILE]
+    (folder / JOURNAL_FILE).chmod(0o444)
+    folder.chmod(0o555)
+    popdice = str(Path(sys.executable).with_name("popdice"))
+    env = {**os.environ, "POPDICE_DATA_DIR": str(folder)}
+    try:
+        for argv, wanted in (
+            (["history"], "Ann, Bob: unfinished"),
+            (["history", "--export", "1"], '"game started: Ann, Bob"'),
+        ):
+            ran = subprocess.run(
+                [*as_a_reader(), popdice, *argv],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=60,
+            )
+            assert ran.returncode == 0 and ran.stderr == "", (argv, ran.stderr)
+            assert wanted in ran.stdout
+        assert sorted(child.name for child in folder.iterdir()) == [JOURNAL_FILE]
+    finally:
+        folder.chmod(0o755)
