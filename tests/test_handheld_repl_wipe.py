@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Iterator
 
 import pytest
+import serial
 
 from popdice.handheld import Handheld
 from popdice.hil import DeviceUnderTest
@@ -35,13 +37,27 @@ m = memoryview(uctypes.bytearray_at(%d, %d))
 for i in range(0, len(m), 256):
     print(binascii.hexlify(m[i:i + 256]).decode())
 """
+REPL_TIMEOUT_S = 60
 _DUMP_PIECE = 4096  # bytes a run of the dump script reads (longer outputs stall the sim's pty)
+
+
+def wait_for_the_repl(port: str) -> None:
+    """Waits for the REPL's prompt: the handheld wipes its secrets before it gives the REPL
+    back, which on the emulated chip takes a while."""
+    seen = b""
+    with serial.Serial(port, timeout=2.0) as line:
+        deadline = time.monotonic() + REPL_TIMEOUT_S
+        while b">>> " not in seen:
+            assert time.monotonic() < deadline, f"no REPL prompt; the port said {seen[-200:]!r}"
+            line.write(b"\r")  # the REPL answers with a new prompt once it runs
+            seen += line.read(256)
 
 
 def read_ram(port: str) -> bytes:
     """Every byte the attacker can reach from the REPL on ``port``."""
     from mpremote.transport_serial import SerialTransport
 
+    wait_for_the_repl(port)
     transport = SerialTransport(port, baudrate=115200)
     try:
         transport.enter_raw_repl(soft_reset=False)

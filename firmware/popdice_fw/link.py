@@ -7,7 +7,8 @@
   ignored because another program had numbered past them).
 - Commands carry the session id and a sequence number. A new number runs the command and
   its reply is kept; the same number again gets the kept reply without running twice; an
-  older number is ignored. A command for another session gets ``stale_session``.
+  older number is not run and gets ``stale_seq`` (another program numbered past it). A
+  command for another session gets ``stale_session``.
 - Events are numbered, kept in a bounded outbox and sent again every ``_RETRANSMIT_MS``
   until the host acknowledges them. Each carries ``lo``, the oldest number still kept, so
   the host knows when a full outbox dropped events.
@@ -35,6 +36,7 @@ _SEQ_LIMIT = const(0x3FFFFFFF)  # command numbers are 1.._SEQ_LIMIT: small ints 
 _NONCE_MAX = const(64)
 
 STALE_SESSION = "stale_session"
+STALE_SEQ = "stale_seq"
 UNKNOWN_COMMAND = "unknown_command"
 BAD_ARGS = "bad_args"
 INTERNAL = "internal"
@@ -193,9 +195,12 @@ class Link:
             self.send_error(seq, STALE_SESSION, "this boot's session is " + self.session)
             return
         if seq <= self._last_seq:
-            if seq == self._last_seq and self._last_reply is not None:
-                self.stats["duplicates"] += 1
-                self._queue(self._last_reply)
+            if seq == self._last_seq:
+                if self._last_reply is not None:
+                    self.stats["duplicates"] += 1
+                    self._queue(self._last_reply)
+            else:
+                self.send_error(seq, STALE_SEQ, "the last command number was %d" % self._last_seq)
             return
         self._last_seq = seq
         self._last_reply = None

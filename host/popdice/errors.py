@@ -39,8 +39,8 @@ class DeviceRestarted(LinkError):
 
 class CommandsOutOfStep(LinkError):
     """The device had taken a command number past the one in flight (another program sent
-    it commands): that command may or may not have run. The numbering is started again, so
-    the next command goes through."""
+    it commands), so it did not run that command. The numbering is started again, so the
+    next command goes through."""
 
 
 class RequestTooLong(PopdiceError):

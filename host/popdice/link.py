@@ -39,6 +39,7 @@ from .errors import (
 )
 from .transport import SerialTransport
 
+STALE_SEQ = "stale_seq"
 DEFAULT_TIMEOUT_S = 0.3
 DEFAULT_RETRIES = 5
 MAX_DAMAGE_RESENDS = 10
@@ -148,7 +149,6 @@ class Link:
         self._session: str | None = None
         self._known_session: str | None = None
         self._next_seq = 1
-        self._device_seq = 0  # the last command number the device said it saw
         self._last_event = 0
         self._pending: _Pending | None = None
         self._hello_nonce: str | None = None
@@ -191,6 +191,13 @@ class Link:
             finally:
                 with self._lock:
                     self._pending = None
+        if reply["t"] == "err" and reply.get("code") == STALE_SEQ:
+            # Another program numbered commands past ours in this session: ours did not run.
+            self._renumber()
+            raise CommandsOutOfStep(
+                f"the {self._board()} on {self.port} took commands from another program "
+                f"({reply.get('msg', '')}): {command!r} did not run; numbering started again"
+            )
         if reply["t"] == "err":
             error = _ERRORS.get(reply.get("code", ""), DeviceError)
             raise error(str(reply.get("code")), str(reply.get("msg", "")))
@@ -273,36 +280,16 @@ class Link:
                         f"no answer from the {self._board()} on {self.port} to "
                         f"{message['c']!r} after {retries + 1} tries"
                     )
-                self._check_numbering(pending, message)
+
             self.stats.resends += 1
             self._send(pending.frame, message)
             deadline = time.monotonic() + timeout
 
-    def _check_numbering(self, pending: _Pending, message: dict[str, Any]) -> None:
-        """After a timeout: a hello says which command number the device saw last. Past the
-        one in flight means another program numbered commands for this session, and the
-        device ignores ours for good; then the numbering starts again (a hello with
-        ``renumber``) and ``CommandsOutOfStep`` says the command may or may not have run.
-        No hello (a bad line, a busy device) leaves it to the resends."""
-        seen = self._hello_seq(renumber=False)
-        if seen is None or seen <= pending.seq:
-            return
-        self._hello_seq(renumber=True)
-        raise CommandsOutOfStep(
-            f"the {self._board()} on {self.port} had taken command number {seen} from another "
-            f"program: {message['c']!r} may or may not have run; numbering started again"
-        )
-
-    def _hello_seq(self, *, renumber: bool) -> int | None:
-        """The device's last command number from a hello (None if none came in time); with
-        ``renumber`` the device starts its numbering again and so does this link."""
-        self._start_handshake(renumber=renumber)
-        if not self._hello_done.wait(self.timeout):
-            return None
-        with self._lock:
-            if self._pending is not None and self._pending.restarted:
-                return None  # a reboot: the caller raises DeviceRestarted
-            return self._device_seq
+    def _renumber(self) -> None:
+        """Starts the command numbering again on both sides (a hello with ``renumber``); if
+        that hello is lost, the next command's ``stale_seq`` brings it here again."""
+        self._start_handshake(renumber=True)
+        self._hello_done.wait(self.timeout)
 
     def _board(self) -> str:
         return self.info.board if self.info else "device"
@@ -352,8 +339,7 @@ class Link:
                 self.stats.reboots += 1
                 self._fail_pending()
                 self._events.put(DeviceReboot(previous, session))
-            self._device_seq = int(message.get("seq", 0))
-            self._next_seq = max(self._next_seq, self._device_seq + 1)
+            self._next_seq = max(self._next_seq, int(message.get("seq", 0)) + 1)
             self.info = DeviceInfo(
                 port=self.port,
                 board=str(message.get("board")),
