@@ -1,31 +1,41 @@
 # PopDice: `make demo` shows the devices working, `make test` checks everything.
-# Both build .venv from PyPI by themselves (pinned in requirements/); nothing else is needed
+# Both build .venv from PyPI by themselves (pinned in requirements/): the demo only what it
+# needs (demo.txt), the tests the development tools too (dev.txt). Nothing else is needed
 # but python3 (3.10 or newer).
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STUBS := $(VENV)/mpy-stubs
-READY := $(VENV)/.ready-$(shell cat pyproject.toml requirements/*.txt host/popdice/rp2040/js/package*.json | cksum | cut -d' ' -f1)
+DEMO_READY := $(VENV)/.demo-$(shell cat pyproject.toml setup.py requirements/demo.txt | cksum | cut -d' ' -f1)
+READY := $(VENV)/.ready-$(shell cat pyproject.toml setup.py requirements/*.txt host/popdice/rp2040/js/package*.json | cksum | cut -d' ' -f1)
+# setuptools reports every editable install as a warning ("Editable installation."), which it
+# calls information only: this keeps that one message out of the install's output.
+EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 PYTEST_ARGS ?=
 
-.PHONY: all demo test lint typecheck compile pytest pytest-rp2040 bench clean
+.PHONY: all demo test lint typecheck compile pytest pytest-rp2040 bench clean venv
 
 all: test
 
-$(READY):
-	rm -f $(VENV)/.ready-*
+$(DEMO_READY):
+	rm -f $(VENV)/.demo-*
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements/demo.txt
+	$(EDITABLE) $(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+$(READY): $(DEMO_READY)
+	rm -f $(VENV)/.ready-*
 	$(BIN)/python -m pip install --quiet -r requirements/dev.txt
-	$(BIN)/python -m pip install --quiet --no-deps -e .
 	$(BIN)/python -m pip install --quiet --no-deps --target $(STUBS) --upgrade -r requirements/stubs.txt
 	$(BIN)/python -m popdice.rp2040.tools install || echo "rp2040js not installed: the emulated-Pico tests will be skipped"
 	touch $@
 
 venv: $(READY)
 
-demo: $(READY)
+demo: $(DEMO_READY)
 	$(BIN)/popdice demo
 
 test: lint typecheck compile pytest pytest-rp2040
@@ -55,4 +65,4 @@ bench: $(READY)
 	$(BIN)/python bench/link.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info host/*.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build dist *.egg-info host/*.egg-info .pytest_cache .ruff_cache

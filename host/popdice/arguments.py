@@ -5,6 +5,7 @@ is touched, and the line quotes at most a few dozen characters of it."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
 from .messages import quoted
@@ -31,10 +32,15 @@ def whole_number(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+def example_port() -> str:
+    """A Pico's serial port as this system names it, for messages."""
+    return {"win32": "COM3", "darwin": "/dev/cu.usbmodem1101"}.get(sys.platform, "/dev/ttyACM0")
+
+
 def serial_port(text: str) -> str:
     """A type for ``--port``: a serial port's name or a pyserial URL, not empty."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("the port is empty: give one such as /dev/ttyACM0")
+        raise argparse.ArgumentTypeError(f"the port is empty: give one such as {example_port()}")
     _refuse_nul(text)
     return text
 

@@ -14,7 +14,7 @@ from .client import connect
 from .discovery import find_devices, first_of
 from .errors import PopdiceError
 from .fairness import MAX_ROLLS
-from .firmware import KINDS
+from .firmware import KINDS, oldest_micropython
 from .messages import LINE_LIMIT, one_line
 from .popper import ROLL_COUNTS_MAX
 
@@ -187,8 +187,10 @@ def build_parser() -> argparse.ArgumentParser:
         "flash",
         help="put the firmware on a board with mpremote",
         description="Deploys the PopDice firmware and the board's pin map. If PopDice "
-        "firmware already runs on the port it is asked to free the REPL first. Modules are "
-        "compiled to .mpy with mpy-cross unless --source is given.",
+        "firmware already runs on the port it is asked to free the REPL first. A board whose "
+        f"MicroPython is older than {oldest_micropython()} is refused. Modules go as .mpy "
+        "(compiled when the wheel was built, or in a checkout by mpy-cross) unless --source "
+        "is given; the board hashes every file written (SHA-256) to prove it arrived whole.",
     )
     p.add_argument("--port", type=serial_port, required=True, help="serial port of the board")
     p.add_argument("--board", required=True, choices=KINDS, help="which device this board is")

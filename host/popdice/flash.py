@@ -2,21 +2,33 @@
 
 If PopDice firmware answers on the port, it is asked to free the REPL first (its ``repl``
 command: Ctrl-C is off while the link runs). The modules go as bytecode ``.mpy`` compiled
-by mpy-cross (``main.py`` stays a source file), old files are removed first so a stale
-``.py`` cannot shadow a new ``.mpy``, then a soft reset starts the new firmware and the
-handshake confirms it.
+by mpy-cross (``main.py`` stays a source file). A board whose MicroPython is older than the
+firmware needs, or that loads another .mpy version, is refused before anything is written.
+Old files are removed first so a stale ``.py`` cannot shadow a new ``.mpy``; after writing,
+the board hashes every file (SHA-256) and each must match what was sent. Then a soft reset
+starts the new firmware and the handshake confirms it.
+
+mpremote is driven through its ``SerialTransport`` (raw REPL, ``fs_writefile``), which is
+not its documented interface: pyproject.toml pins mpremote to the version this was tested
+with.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .client import connect, connect_when_ready
 from .errors import HandshakeFailed, LinkError, PopdiceError
-from .firmware import FlashFile, compiled_files, flash_files
+from .firmware import OLDEST_MICROPYTHON, FlashFile, compiled_files, flash_files, oldest_micropython
 from .link import DeviceInfo
+
+if TYPE_CHECKING:
+    from mpremote.transport_serial import SerialTransport
 
 Progress = Callable[[int, int, str], None]
 
@@ -36,6 +48,31 @@ def _rm(p):
 for p in ("popdice_fw", "board.py", "board.mpy", "main.py"):
     _rm(p)
 del _rm
+"""
+
+_VERSION_SCRIPT = """
+import sys
+print(sys.implementation.version[:3], getattr(sys.implementation, "_mpy", 0) & 0xFF)
+"""
+
+_HASH_SCRIPT = """
+import binascii, hashlib
+def _sha(p):
+    h = hashlib.sha256()
+    b = bytearray(512)
+    m = memoryview(b)
+    with open(p, "rb") as f:
+        while True:
+            n = f.readinto(b)
+            if not n:
+                return binascii.hexlify(h.digest()).decode()
+            h.update(m[:n])
+for _p in %r:
+    try:
+        print(_p, _sha(_p))
+    except OSError:
+        print(_p, "missing")
+del _sha
 """
 
 BOOT_TIMEOUT_S = 10.0
@@ -69,6 +106,12 @@ def write_files(port: str, files: list[FlashFile], progress: Progress | None = N
         raise FlashError(f"cannot open {port} with mpremote: {error}") from None
     try:
         transport.enter_raw_repl(soft_reset=False)
+        try:
+            check_micropython(port, transport, files)
+        except FlashError:
+            transport.exit_raw_repl()
+            transport.serial.write(b"\x04")  # soft reset: the board runs what it ran
+            raise
         transport.exec(_CLEAN_SCRIPT)
         folders = sorted({str(Path(f.target).parent) for f in files} - {"."})
         for folder in folders:
@@ -77,12 +120,51 @@ def write_files(port: str, files: list[FlashFile], progress: Progress | None = N
             transport.fs_writefile(item.target, item.source.read_bytes())
             if progress:
                 progress(done, len(files), item.target)
+        verify(port, transport, files)
         transport.exit_raw_repl()
         transport.serial.write(b"\x04")  # soft reset: main.py runs the new firmware
     except TransportError as error:
         raise FlashError(f"writing to {port} failed: {error}") from None
     finally:
         transport.close()
+
+
+def check_micropython(port: str, transport: SerialTransport, files: list[FlashFile]) -> None:
+    """Refuses a board whose MicroPython is older than the firmware needs, or that cannot
+    load the .mpy files among ``files``; ``transport`` is in the raw REPL."""
+    answer = transport.exec(_VERSION_SCRIPT).decode(errors="replace")
+    found = re.search(r"\((\d+), (\d+), (\d+)\) (\d+)", answer)
+    if found is None:
+        raise FlashError(f"{port} did not say which MicroPython it runs: {answer.strip()!r}")
+    version = tuple(int(found[n]) for n in (1, 2, 3))
+    running = ".".join(map(str, version))
+    if version[:2] < OLDEST_MICROPYTHON:
+        raise FlashError(
+            f"{port} runs MicroPython {running}: the firmware needs {oldest_micropython()} or "
+            "newer (update MicroPython on the board first)"
+        )
+    loads = int(found[4])
+    made = {f.source.read_bytes()[1] for f in files if f.target.endswith(".mpy")}
+    if loads and made and made != {loads}:
+        raise FlashError(
+            f"{port} runs MicroPython {running}, which loads .mpy version {loads}, not "
+            f"{min(made)}: flash it with --source"
+        )
+
+
+def verify(port: str, transport: SerialTransport, files: list[FlashFile]) -> None:
+    """Has the board hash every file in ``files`` and compares with what was sent."""
+    targets = [item.target for item in files]
+    answer = transport.exec(_HASH_SCRIPT % targets).decode(errors="replace")
+    on_board = dict(line.split(" ", 1) for line in answer.splitlines() if " " in line)
+    for item in files:
+        sent = hashlib.sha256(item.source.read_bytes()).hexdigest()
+        got = on_board.get(item.target, "missing")
+        if got != sent:
+            raise FlashError(
+                f"{port}: {item.target} on the board is not what was written "
+                f"(SHA-256 {got[:16]}, sent {sent[:16]}): flash again"
+            )
 
 
 def wait_for_firmware(port: str, timeout: float = BOOT_TIMEOUT_S) -> DeviceInfo:

@@ -14,15 +14,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..firmware import CHECKOUT_DIR, FIRMWARE_DIR, OLDEST_MICROPYTHON, oldest_micropython
 from . import bininfo
 from .uf2 import FAMILY_RP2040, Segment, Uf2Error, read_uf2
 
 ENV_BASE = "POPDICE_MICROPYTHON_UF2"
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
 CHECKOUT_BASE = Path("shared") / "rp2" / "RPI_PICO-micropython.uf2"  # beside a checkout
 CHECKOUT_LEVELS = 3  # how far above the checkout to look for it
 FLASH_ADDRESS = 0x10000000
-OLDEST_MICROPYTHON = (1, 23)  # .mpy format 6.3, which mpy-cross 1.23 and newer write
 DOWNLOAD_HINT = (
     "download MicroPython for the Raspberry Pi Pico (RPI_PICO, a .uf2) from "
     "https://micropython.org/download/RPI_PICO/ and pass it with --micropython FILE "
@@ -54,10 +53,11 @@ def default_base_path() -> Path:
     explicit = os.environ.get(ENV_BASE)
     if explicit:
         return Path(explicit)
-    for folder in PROJECT_ROOT.parents[:CHECKOUT_LEVELS]:
-        candidate = folder / CHECKOUT_BASE
-        if candidate.is_file():
-            return candidate
+    if FIRMWARE_DIR == CHECKOUT_DIR:  # a checkout, not an installed wheel
+        for folder in CHECKOUT_DIR.parent.parents[:CHECKOUT_LEVELS]:
+            candidate = folder / CHECKOUT_BASE
+            if candidate.is_file():
+                return candidate
     raise Uf2Error(f"no MicroPython base image: {DOWNLOAD_HINT}")
 
 
@@ -83,8 +83,9 @@ def load_base(path: str | os.PathLike[str] | None = None) -> MicroPythonBase:
     version = info.string(bininfo.ID_PROGRAM_VERSION) or "(no version)"
     found = re.match(r"v?(\d+)\.(\d+)", version)
     if found is None or (int(found[1]), int(found[2])) < OLDEST_MICROPYTHON:
-        oldest = ".".join(map(str, OLDEST_MICROPYTHON))
-        raise Uf2Error(f"{where} is MicroPython {version}: the firmware needs {oldest} or newer")
+        raise Uf2Error(
+            f"{where} is MicroPython {version}: the firmware needs {oldest_micropython()} or newer"
+        )
     filesystems = [d for d in info.block_devices if d.name == "MicroPython"]
     if not filesystems:
         raise Uf2Error(f"{where} does not say where MicroPython's filesystem lies in flash")

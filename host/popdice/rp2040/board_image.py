@@ -8,14 +8,12 @@ image is a popper (or a handheld) from its first boot, with nothing else to copy
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 
-from ..firmware import FlashFile, compiled_files, flash_files, mpy_cross_command
+from ..firmware import FlashFile, compiled_files, fingerprint
 from .base import MicroPythonBase
 from .uf2 import Segment, Uf2Error, write_uf2
 
@@ -78,7 +76,9 @@ def flash_image(segments: list[Segment], size: int = 2 * 1024 * 1024) -> bytearr
 def board_flash(kind: str, base: MicroPythonBase, cache_dir: Path | None = None) -> bytes:
     """The 2 MiB flash of a freshly flashed board of ``kind``, built once per firmware and
     base (kept in ``cache_dir``: compiling the firmware takes about a second)."""
-    key = _build_key(kind, base)
+    digest = hashlib.sha256(base.path.read_bytes())
+    digest.update(fingerprint(kind).encode())
+    key = digest.hexdigest()[:16]
     cached = cache_dir / f"flash-{kind}-{key}.bin" if cache_dir is not None else None
     if cached is not None and cached.is_file():
         return cached.read_bytes()
@@ -89,21 +89,6 @@ def board_flash(kind: str, base: MicroPythonBase, cache_dir: Path | None = None)
         temporary.write_bytes(image)
         temporary.replace(cached)
     return image
-
-
-def _build_key(kind: str, base: MicroPythonBase) -> str:
-    digest = hashlib.sha256(kind.encode())
-    digest.update(base.path.read_bytes())
-    for item in flash_files(kind):
-        digest.update(item.target.encode() + b"\0" + item.source.read_bytes())
-    digest.update(_mpy_cross_version().encode())
-    return digest.hexdigest()[:16]
-
-
-@functools.lru_cache(maxsize=1)
-def _mpy_cross_version() -> str:
-    proc = subprocess.run([*mpy_cross_command(), "--version"], capture_output=True, text=True)
-    return proc.stdout.strip() or proc.stderr.strip()
 
 
 def read_filesystem(image: bytes) -> dict[str, bytes]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import tty
 from pathlib import Path
 
 _RELAY_CHUNK = 65536
@@ -39,6 +38,8 @@ class PtyPort:
         return os.ttyname(self._slave)
 
     def open(self) -> None:
+        import tty  # POSIX only: imported here so popdice imports on Windows too
+
         master, slave = os.openpty()
         tty.setraw(slave)
         os.set_blocking(master, False)

