@@ -21,6 +21,11 @@ HERE = Path(__file__).resolve().parent
 PICO = (0x2E8A, 0x0005)  # MicroPython on an RP2040
 OTHER = (0x0403, 0x6001)  # a USB serial adapter
 CLI = "import sys\nfrom popdice.cli import main\nsys.exit(main(sys.argv[4:]))"
+# The same, as from a terminal (the table refuses to start without one).
+CLI_IN_A_TERMINAL = (
+    "import sys\nimport popdice.table.cli as table\nfrom popdice.cli import main\n"
+    "table.has_terminal = lambda: True\nsys.exit(main(sys.argv[4:]))"
+)
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +112,7 @@ def test_without_a_board_windows_says_in_one_line_why_no_simulated_one(tmp_path)
         (("sim", "popper"), "popdice sim: the simulated Pico needs a pty"),
         (("table", "ringer", "--players", "Ann,Bob"), "error: no popper plugged in, and the"),
     ]:
-        result = popdice("win32", {}, *args, env=env)
+        result = as_platform("win32", {}, CLI_IN_A_TERMINAL, *args, env=env)
         assert result.returncode == 2, result.stderr
         assert result.stderr.startswith(start) and result.stderr.count("\n") == 1, result.stderr
         assert "Windows has neither: run it in WSL, or on Linux or macOS" in result.stderr
