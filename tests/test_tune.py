@@ -18,7 +18,7 @@ from popdice.traces.measured import Measured, check_settings, defaults, detectio
 from popdice.traces.runner import run_detector_mg
 from popdice.traces.scoring import score
 from popdice.traces.sensor import driver_mg
-from popdice.traces.tune import GRID
+from popdice.traces.tune import GRID, Tuner, load_recordings, with_margin
 
 CORPUS = Path(__file__).resolve().parents[1] / "bench" / "corpus"
 
@@ -125,3 +125,27 @@ def test_a_bad_config_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "threshold_mg is out of range" in err
     config.write_text("{")
     assert "not JSON" in refused(capsys, "detect", str(tmp_path / "t.csv"), "--config", str(config))
+
+
+def test_margins_make_each_gate_stricter_or_looser_within_the_firmwares_ranges() -> None:
+    settings = dict(defaults(), threshold_mg=400, contrast=4.0, lead_ratio=0.5, max_sideways=0.4)
+    strict, loose = with_margin(settings, stricter=True), with_margin(settings, stricter=False)
+    assert strict["threshold_mg"] == 500 and loose["threshold_mg"] == 320
+    assert strict["contrast"] == pytest.approx(5.0) and loose["contrast"] == pytest.approx(3.2)
+    assert strict["lead_ratio"] == pytest.approx(0.4) and loose["lead_ratio"] == pytest.approx(
+        0.625
+    )
+    assert strict["max_sideways"] == pytest.approx(0.32) and loose["max_sideways"] == 0.5
+    edge = with_margin(dict(settings, threshold_mg=4000, contrast=1.0), stricter=False)
+    assert check_settings(with_margin(dict(settings, threshold_mg=4000), stricter=True))
+    assert edge["contrast"] == 1.0 and check_settings(edge) == edge
+
+
+def test_a_fit_keeps_its_presses_and_its_quiet_with_a_margin(recordings: Path) -> None:
+    fitted_on = load_recordings(recordings)
+    tuner = Tuner(fitted_on)
+    settings = tuner.fit()
+    strict = tuner.score(with_margin(settings, stricter=True, margin=1.25))
+    loose = tuner.score(with_margin(settings, stricter=False, margin=1.25))
+    assert strict.recall is not None and strict.recall >= 0.95, "presses only just pass"
+    assert len(loose.false_ms) <= 1, "disturbances only just fail"

@@ -48,6 +48,11 @@ def defaults() -> dict[str, Any]:
     return firmware_module().defaults()
 
 
+def firmware_settings() -> tuple[tuple[str, Any, Any, Any], ...]:
+    """The firmware's settings: (name, smallest, largest, default) each."""
+    return firmware_module().SETTINGS
+
+
 def check_settings(values: object) -> dict[str, Any]:
     """The firmware's own check (ValueError naming the setting)."""
     return firmware_module().check_settings(values)
