@@ -41,6 +41,7 @@ from popdice.traces.scoring import (
     Score,
     score,
 )
+from popdice.traces.visibility import FAINT_SIGMAS, Visibility, visibility
 
 HERE = Path(__file__).resolve().parent
 TRACE_SUFFIXES = (".csv.xz", ".csv.gz", ".csv")
@@ -135,6 +136,21 @@ def cross_family(names: list[str], plan: Plan) -> int:
         ):
             verdict = "" if targets is None else ("yes" if meets(result, *targets) else "NO")
             print(f"{row.name:11} {label:11} {family_row(result)}  {verdict}")
+    print()
+    print(
+        f"faint presses: moved the reading by under {FAINT_SIGMAS:g} times its noise within "
+        f"{TARGET_LATENCY_SAMPLES} samples of their label (popdice/traces/visibility.py)"
+    )
+    for family in data:
+        seen = Visibility([])
+        for unit in family.units:
+            for recording in unit.evaluation:
+                seen.add(visibility(recording.t_ms, recording.samples_mg, recording.onsets_ms))
+        faint = seen.faint or 0.0
+        print(
+            f"  {family.name:11} {100 * faint:5.2f} % of {len(seen.sigmas)}: recall at that "
+            f"latency at most about {100 * (1 - faint):.2f} %"
+        )
     print()
     print("settings fitted on every family (the defaults' candidates):")
     print("  " + json.dumps(everything))
