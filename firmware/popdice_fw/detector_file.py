@@ -2,7 +2,7 @@
 ``popdice calibrate`` and checked at boot.
 
 The file holds ``{"settings": {...}}`` (what ``popdice tune`` writes; anything else in it is
-kept for people and ignored here). A missing file means the built-in defaults; a file that
+kept for people and ignored here). A missing file means the defaults; a file that
 cannot be read, is not JSON or holds a bad setting means the defaults too, and ``load`` says
 why, so ``status`` can tell the host. Writing goes to a temporary file renamed over the old
 one, so a reset in the middle leaves the old settings or the new, never half of either.
@@ -22,18 +22,20 @@ def load(path=PATH):
     """(settings, source): the checked settings and where they came from: ``"file"``,
     ``"defaults"`` (no file), or ``"defaults (detector.json: REASON)"``."""
     try:
-        with open(path) as stream:
-            text = stream.read(_MAX_BYTES + 1)
+        size = os.stat(path)[6]
     except OSError:
         return defaults(), "defaults"
     try:
-        if len(text) > _MAX_BYTES:
+        if size > _MAX_BYTES:
             raise ValueError("over %d bytes" % _MAX_BYTES)
+        with open(path) as stream:
+            text = stream.read()  # the file's size: a boot's heap may have no 4 KB in one piece
         document = json.loads(text)
         if not isinstance(document, dict) or "settings" not in document:
             raise ValueError('no "settings"')
         return check_settings(document["settings"]), "file"
-    except (ValueError, TypeError, MemoryError, RuntimeError) as error:  # RuntimeError: too deep
+    # RuntimeError: JSON nested too deeply
+    except (OSError, ValueError, TypeError, MemoryError, RuntimeError) as error:
         return defaults(), "defaults (%s: %s)" % (path, str(error)[:80] or "not JSON")
 
 
