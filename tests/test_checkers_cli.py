@@ -1,6 +1,6 @@
-"""The rule-check commands of formats.md: the exact examples (input -> output), every reason,
+"""The rule-check commands of docs/formats.md: worked examples (input -> output), every reason,
 one-line errors with exit code 2, help that teaches, and property-based tests of the checkers
-against oracles written here straight from the rules.md pseudo-code.
+against oracles written here straight from the rules (docs/rules.md §1.4, §2.4, §3.5).
 
 The tests at the end named `test_wired_*` run the installed `popdice` console script and need
 `popdice.cli` to call `games.cli.add_parsers`."""
@@ -64,7 +64,7 @@ def doc_field(doc: Any) -> Field:
     return Field(doc, "", InputError)
 
 
-# --- the examples of formats.md -----------------------------------------------------------
+# --- worked examples ----------------------------------------------------------------------
 
 POPALOTSY_EXAMPLE = {
     "dice": [{"color": "red", "number": 3}, {"color": "orange", "number": 5}],
@@ -517,7 +517,7 @@ def test_help_teaches_each_command(capsys):
             assert word in out, (argv, word)
 
 
-# --- property-based tests against oracles written from the rules.md pseudo-code -------------
+# --- property-based tests against oracles written from the rules (docs/rules.md) ----------
 
 
 def oracle_rank(card: dict, die: dict) -> int:
@@ -583,7 +583,7 @@ def test_popalotsy_checker_agrees_with_the_pseudo_code(doc):
 
 
 def oracle_reason(x: dict, t: dict) -> str | None:
-    """Why ``x`` may not go on ``t`` (None: it may), the first reason in formats.md's order."""
+    """Why ``x`` may not go on ``t`` (None: it may), the first reason in docs/formats.md's order."""
     xn, tn = x.get("number"), t.get("number")
     if x.get("power") == "take_over" and tn is None and t["suit"] == "wild":
         return "take_over_on_wild_reroll"
@@ -704,7 +704,7 @@ def oracle_line_ok(rows: list, line: str) -> bool:
 
 
 def oracle_best_crossings(rows: list, crossed: list[str]) -> tuple[int, list[str]]:
-    """The saving and the lines of formats.md's suggestion: the most saved; on a tie the
+    """The saving and the lines of docs/formats.md's suggestion: the most saved; on a tie the
     fewest lines, then the smaller sorted list in the order r0 r1 r2 c0 c1 c2 d0 d1."""
     used = {cell for line in crossed for cell in ORACLE_LINES[line]}
     options = [

@@ -1,6 +1,6 @@
 """Lowdown: boards and the default box layout from data, the active player's choice and the
 hidden pair, the others' choices, wilds, blackouts, crossing out, the end and the score, the
-best crossings (rules.md §3, every example of §3.7 and case of §3.8)."""
+best crossings (docs/rules.md §3, every example of §3.7 and case of §3.8)."""
 
 from __future__ import annotations
 

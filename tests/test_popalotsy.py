@@ -1,5 +1,6 @@
 """Popalotsy: the drop rules, verification and penalties, rounds and the deck, winning, the
-younger-players variant, the data file (rules.md §1, every example of §1.7 and case of §1.8)."""
+younger-players variant, the data file (docs/rules.md §1, every example of §1.7 and case of
+§1.8)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Ringer: the deck from data, legal plays with wilds and rerolls, the six powers, Take Overs
-out of turn, streaks, passing and the hand limit, the end and the scores (rules.md §2, every
+out of turn, streaks, passing and the hand limit, the end and the scores (docs/rules.md §2, every
 worked example of §2.8 and case of §2.9)."""
 
 from __future__ import annotations

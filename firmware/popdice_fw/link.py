@@ -1,4 +1,4 @@
-"""The device end of the PopDice link (shared/spec/hardware.md, "The link").
+"""The device end of the PopDice link (docs/link.md).
 
 - ``hello``: answered with the protocol version, firmware version, board, device id, this
   boot's session id, the last command sequence number seen, the last event number and the

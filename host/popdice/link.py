@@ -1,4 +1,4 @@
-"""The host end of the PopDice link: handshake, commands, events (shared/spec/hardware.md).
+"""The host end of the PopDice link: handshake, commands, events (docs/link.md).
 
 - ``open`` says hello with a fresh nonce and ignores every frame until the answer carrying
   it: stale bytes from before the connect never reach a caller.

@@ -1,4 +1,4 @@
-"""The `check`, `score` and `simulate` subcommands of `popdice` (shared/spec/formats.md).
+"""The `check`, `score` and `simulate` subcommands of `popdice` (docs/formats.md).
 
 ``add_parsers(subparsers)`` adds them to the top-level parser; each sets ``run`` to a function
 that takes the parsed arguments and returns the exit code. A document that cannot be understood
@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..arguments import file_name, input_file, whole_number
 from ..progress import ProgressBar
+from . import schema
 from .bots import BotSettings
 from .catalog import GAMES
 from .errors import InputError
@@ -34,6 +36,7 @@ CHECK_EPILOG = """\
 Each check reads one JSON document and prints one JSON verdict.
 Exit code 0: the verdict is on standard output (an illegal play is a verdict).
 Exit code 2: the document is not valid; one line on standard error names the field.
+Every document, in and out, and its JSON Schema (host/popdice/games/schemas/): docs/formats.md
 
 examples:
   popdice check popalotsy race.json        who takes back which pile, who won
@@ -43,7 +46,7 @@ examples:
 """
 
 POPALOTSY_HELP = """\
-Verifies the piles after a Popalotsy race (rules §1.4-1.6). Input:
+Verifies the piles after a Popalotsy race (docs/rules.md §1.4-1.6). Input:
   {"dice":  [{"color": "red", "number": 3}, ...],        die i as popped
    "piles": [[{"color": "red", "number": 4, "by": "ann"}, ...], ...],
                                                         pile i is on die i, bottom card first
@@ -55,7 +58,7 @@ Reasons: no_match, locked, number_on_number, color_after_number, not_higher.
 """
 
 RINGER_HELP = """\
-Judges plays onto one Ringer Play Stack, one event at a time (rules §2.4-2.6). Input:
+Judges plays onto one Ringer Play Stack, one event at a time (docs/rules.md §2.4-2.6). Input:
   {"die": 4, "top": {"suit": "pink", "number": 2},
    "events": [{"play": {"suit": "pink", "number": 3, "power": "draw1"}},
               {"play": {...}, "out_of_turn": true},     a Take Over on someone else's turn
@@ -70,7 +73,7 @@ not_matching (a wild card on either side not one apart too).
 """
 
 MOVE_HELP = """\
-Judges one placement on a Lowdown board with the default box layout (rules §3.1-3.3). Input:
+Judges one placement on a Lowdown board with the default box layout (docs/rules.md §3.1-3.3). Input:
   {"board": {"grids": {"red/orange": [[null, null, null], ...]}, "wilds": 0},
    "move":  {"grid": "red/orange", "row": 0, "col": 2, "number": 5, "color": "orange",
              "wild": false}}
@@ -80,7 +83,7 @@ box_filled, wrong_color, no_wilds_left.
 """
 
 SCORE_HELP = """\
-Validates and scores Lowdown boards (rules §3.3-3.6). Input:
+Validates and scores Lowdown boards (docs/rules.md §3.3-3.6). Input:
   {"boards": {"ann": {"grids": {"red/orange": [[1, 3, 6], [2, 2, 2], [5, 4, 1]], ...},
                       "crossed": {"red/orange": ["r0", "r1", "r2"]},
                       "wilds": 4}}}
@@ -98,7 +101,7 @@ examples:
 SIMULATE_HELP = """\
 Plays whole games with simple bots (random legal moves, with a few preferences) and prints
 win rate per seat, mean scores and game length. Seeds make runs repeatable. Rule settings
-(the [A -> D] choices of rules.md) can be changed with --rule NAME=VALUE.
+(docs/rules.md lists each with its default) can be changed with --rule NAME=VALUE.
 
 examples:
   popdice simulate ringer --players 4 --games 1000 --seed 7
@@ -251,24 +254,41 @@ def emit(result: dict[str, Any]) -> int:
     return 0
 
 
+def answer(file: str, schema_name: str, judge: Callable[[Field], dict[str, Any]]) -> int:
+    """Reads the document in ``file``, judges it and prints the verdict. The judge's own
+    reading comes first (it knows the game's data file: "pink is not a Popalotsy colour"),
+    then the document is held to its schema, which also refuses what the judge would skip,
+    such as a misspelt field."""
+    doc = read_document(file)
+    verdict = judge(doc)
+    schema.check(doc.value, schema_name)
+    return emit(verdict)
+
+
 def run_check_popalotsy(args: argparse.Namespace) -> int:
-    doc = read_document(args.file)
-    return emit(check_popalotsy(doc, PopalotsyData.load(args.data)))
+    data = args.data
+    return answer(
+        args.file, "check-popalotsy", lambda doc: check_popalotsy(doc, PopalotsyData.load(data))
+    )
 
 
 def run_check_ringer(args: argparse.Namespace) -> int:
-    doc = read_document(args.file)
-    return emit(check_ringer(doc, RingerData.load(args.data)))
+    data = args.data
+    return answer(args.file, "check-ringer", lambda doc: check_ringer(doc, RingerData.load(data)))
 
 
 def run_check_lowdown_move(args: argparse.Namespace) -> int:
-    doc = read_document(args.file)
-    return emit(check_lowdown_move(doc, LowdownData.load(args.data)))
+    data = args.data
+    return answer(
+        args.file, "check-lowdown-move", lambda doc: check_lowdown_move(doc, LowdownData.load(data))
+    )
 
 
 def run_score_lowdown(args: argparse.Namespace) -> int:
-    doc = read_document(args.file)
-    return emit(score_lowdown(doc, args.suggest, LowdownData.load(args.data)))
+    data, suggest = args.data, args.suggest
+    return answer(
+        args.file, "score-lowdown", lambda doc: score_lowdown(doc, suggest, LowdownData.load(data))
+    )
 
 
 def run_simulate(args: argparse.Namespace) -> int:

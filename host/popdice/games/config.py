@@ -1,4 +1,4 @@
-"""Rule settings: the [A → D] choices of rules.md as frozen dataclasses with checked values.
+"""Rule settings: the open questions of docs/rules.md as frozen dataclasses with checked values.
 
 Each game has a ``...Config`` dataclass whose defaults are the recommended choices. Settings
 can be changed by name (``mode=strict``), e.g. from ``popdice simulate --rule``; names and

@@ -1,6 +1,6 @@
 """The game data files: the packaged defaults in games/data/, or a replacement file.
 
-Card lists, colours and board layouts are not known for sure (rules.md marks them [A → D]), so
+Card lists, colours and board layouts are not known for sure (docs/rules.md says which), so
 they live in JSON files that can be swapped for the real ones. This module finds and parses a
 file; each game's module reads the fields and says what is wrong with a bad one.
 """

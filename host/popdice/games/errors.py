@@ -3,7 +3,7 @@
 Two kinds of trouble, kept apart:
 
 - ``InvalidMove``: a well-formed move the rules do not allow. It is a verdict, carried by a
-  ``Reason`` code (the vocabulary of shared/spec/formats.md, plus codes for turn order and
+  ``Reason`` code (the vocabulary of docs/formats.md, plus codes for turn order and
   ownership). The state is left exactly as it was.
 - ``InputError``, ``DataFileError``, ``ConfigError``: a document, data file or rule setting that
   cannot be understood. Each is a ``PopdiceError`` with a one-line message naming the field.
@@ -19,7 +19,7 @@ from ..errors import PopdiceError
 class Reason(str, Enum):
     """Why a move was refused. The value is the code that appears in JSON output."""
 
-    # Popalotsy drops (rules §1.4, formats.md `check popalotsy`)
+    # Popalotsy drops (docs/rules.md §1.4, `check popalotsy`)
     NO_MATCH = "no_match"
     LOCKED = "locked"
     NUMBER_ON_NUMBER = "number_on_number"
@@ -28,7 +28,7 @@ class Reason(str, Enum):
     ON_WRONG_CARD = "on_wrong_card"
     NO_SUCH_DIE = "no_such_die"
 
-    # Ringer plays (rules §2.4-2.6, formats.md `check ringer`)
+    # Ringer plays (docs/rules.md §2.4-2.6, `check ringer`)
     IDENTICAL = "identical"
     NOT_CONSECUTIVE = "not_consecutive"
     NOT_MATCHING = "not_matching"
@@ -44,7 +44,7 @@ class Reason(str, Enum):
     BAD_ASK = "bad_ask"
     NOT_ASKED_FOR = "not_asked_for"
 
-    # Lowdown placements and crossings (rules §3.2-3.5, formats.md `check lowdown-move`)
+    # Lowdown placements and crossings (docs/rules.md §3.2-3.5, `check lowdown-move`)
     BOX_FILLED = "box_filled"
     WRONG_COLOR = "wrong_color"
     NO_WILDS_LEFT = "no_wilds_left"

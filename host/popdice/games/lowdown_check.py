@@ -1,4 +1,5 @@
-"""`popdice score lowdown` and `popdice check lowdown-move` (formats.md, rules §3.2-3.6).
+"""`popdice score lowdown` and `popdice check lowdown-move` (docs/formats.md; the rules:
+docs/rules.md §3.2-3.6).
 
 Boards are read into ``Sheet``s (grids left out are empty); scoring reports the rule breaks it
 finds but scores the boards as written. A bad document raises ``InputError``.

@@ -1,9 +1,10 @@
-"""Lowdown's boards, rule settings and rules (rules.md §3.1, §3.3-3.6).
+"""Lowdown's boards, rule settings and rules (docs/rules.md §3.1, §3.3-3.6).
 
 The dice faces, grids and the layout of full and half colour boxes come from
-data/lowdown.json; the [A → D] choices are ``LowdownConfig`` settings. The functions here (where
-a number may be written, which lines may be crossed out, the score, the best crossings) are
-shared by the engine and the ``score lowdown`` / ``check lowdown-move`` commands.
+data/lowdown.json; the rules' open questions are ``LowdownConfig`` settings. The functions
+here (where a number may be written, which lines may be crossed out, the score, the best
+crossings) are shared by the engine and the ``score lowdown`` / ``check lowdown-move``
+commands.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ Cell = tuple[int, int]
 
 @dataclass(frozen=True)
 class LowdownConfig:
-    """The [A → D] choices of rules.md §3, defaults first."""
+    """The settings of docs/rules.md §3.9, defaults first."""
 
     hidden_roller: str = "right"
     """Who rolls the hidden pair: the active player's `right` neighbour (the seed) or `left`."""

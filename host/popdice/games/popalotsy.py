@@ -1,7 +1,7 @@
 """The Popalotsy engine: deal, pop, the race (or turns), verification, the +1-card rounds.
 
 Drops are serialised in the order ``apply`` receives them, so two players racing for one die
-are judged against the top card as it is when each card lands (rules §1.5). In ``faithful``
+are judged against the top card as it is when each card lands (docs/rules.md §1.5). In ``faithful``
 mode any card a player holds may be dropped on any die (``legal_actions`` still lists only the
 drops the rules allow); wrong drops are punished when the piles are checked. In ``strict``
 mode a wrong drop raises ``InvalidMove`` and the card stays in the hand.

@@ -1,6 +1,7 @@
-"""`popdice check popalotsy`: verify the piles after a Popalotsy race (formats.md, rules §1.4-1.6).
+"""`popdice check popalotsy`: verify the piles after a Popalotsy race (docs/formats.md; the
+rules: docs/rules.md §1.4-1.6).
 
-Reads the document described in shared/spec/formats.md and answers with one verdict per pile,
+Reads the document described in docs/formats.md and answers with one verdict per pile,
 the hand sizes after the penalties and the winner. A bad document raises ``InputError``.
 """
 

@@ -1,7 +1,7 @@
-"""Popalotsy's components, rule settings and drop rules (rules.md §1.1, §1.4-1.6).
+"""Popalotsy's components, rule settings and drop rules (docs/rules.md §1.1, §1.4-1.6).
 
 The components (colours, die faces, the card list) come from data/popalotsy.json; the
-[A → D] choices are ``PopalotsyConfig`` settings. The drop rules are plain functions shared by
+rules' open questions are ``PopalotsyConfig`` settings. The drop rules are plain functions shared by
 the engine and the ``check popalotsy`` command.
 """
 
@@ -104,7 +104,7 @@ def penalised_card(pile: Sequence[Card], die: Die, which: str) -> tuple[int, Rea
 
 @dataclass(frozen=True)
 class PopalotsyConfig:
-    """The [A → D] choices of rules.md §1, defaults first."""
+    """The settings of docs/rules.md §1.9, defaults first."""
 
     mode: str = "faithful"
     """`faithful`: any drop lands and wrong ones are punished at verification; `strict`: an

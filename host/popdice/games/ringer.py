@@ -4,7 +4,7 @@ Decisions a power asks of someone (the card an Ask is answered with, the cards p
 the hand limit, the card that starts a stack once the draw pile is empty) are pending
 decisions: while one is open only its player may act. Otherwise the player whose turn it is
 plays, stops or passes, and every other player holding a legal Take Over may play it out of
-turn (rules §2.6: who responds first is the caller's business; ``apply`` order decides).
+turn (docs/rules.md §2.6: who responds first is the caller's business; ``apply`` order decides).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`popdice check ringer`: judge a run of plays onto one Ringer Play Stack, card by card
-(formats.md, rules §2.4-2.6). A bad document raises ``InputError``."""
+(docs/formats.md, docs/rules.md §2.4-2.6). A bad document raises ``InputError``."""
 
 from __future__ import annotations
 

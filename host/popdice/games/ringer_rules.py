@@ -1,6 +1,6 @@
-"""Ringer's cards, rule settings and play rules (rules.md §2.1, §2.4-2.6).
+"""Ringer's cards, rule settings and play rules (docs/rules.md §2.1, §2.4-2.6).
 
-The deck, suits and die faces come from data/ringer.json; the [A → D] choices are
+The deck, suits and die faces come from data/ringer.json; the rules' open questions are
 ``RingerConfig`` settings. ``play_problem`` is the legality test shared by the engine and the
 ``check ringer`` command.
 """
@@ -53,7 +53,7 @@ Ask = int | str
 
 @dataclass(frozen=True)
 class RingerConfig:
-    """The [A → D] choices of rules.md §2, defaults first."""
+    """The settings of docs/rules.md §2.10, defaults first."""
 
     hand_size: int = 6
     """Cards dealt, and the refill target at the end of a turn and on a streak."""
@@ -116,7 +116,7 @@ def identical(card: Card, top: Card) -> bool:
 def play_problem(
     card: Card, top: Card, data: RingerData, config: RingerConfig | None = None
 ) -> Reason | None:
-    """Why ``card`` may not be played on ``top`` (None: it may), rules §2.4: where several
+    """Why ``card`` may not be played on ``top`` (None: it may), docs/rules.md §2.4: where several
     reasons apply, the first of take_over_on_wild_reroll, identical, suit_mismatch,
     not_consecutive, not_matching; a wild card on either side not one apart is not_matching."""
     config = config or RingerConfig()

@@ -26,7 +26,7 @@ from .port import PtyPort
 from .sidechannel import ShimChannel
 from .world import BoardWorld, SimPaths
 
-# The heap of a Pico (shared/spec/hardware.md). The shims standing in for machine and
+# The heap of a Pico (docs/rp2040.md). The shims standing in for machine and
 # neopixel (in flash on a Pico) take some of it, so the simulator is a little stricter than
 # a board, never looser.
 HEAP_SIZE = "192K"

@@ -23,7 +23,7 @@ handheld, so refusing the new one would leave the turn stuck, and the log lets t
 object. Once the pair is revealed, or the turn no longer needs it, a roll is refused.
 
 The holder's REVEAL button before the active player has chosen counts as the active player's
-``reveal``: the hidden dice have been seen, so they must be used (rules §3.2).
+``reveal``: the hidden dice have been seen, so they must be used (docs/rules.md §3.2).
 
 At the end of every write or crossing, a player with nothing left to do but ``done`` is done.
 """

@@ -3,7 +3,7 @@
 The cards are real, on the table. The laptop knows the die (from the popper), records each
 Ringer and how many cards it won, takes a Reroll power to the popper, rules on a disputed
 play (``play_problem`` of games/ringer_rules.py, the engine's own test), and at the end
-takes the cards left in each hand and computes the scores (rules §2.5, §2.7).
+takes the cards left in each hand and computes the scores (docs/rules.md §2.5, §2.7).
 """
 
 from __future__ import annotations
