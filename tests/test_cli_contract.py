@@ -53,6 +53,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     paths["out.csv"] = str(folder / "out.csv")
     paths["out.json"] = str(folder / "out.json")
     paths["out.uf2"] = str(folder / "out.uf2")
+    paths["out.svg"] = str(folder / "out.svg")
     return paths
 
 
@@ -98,6 +99,7 @@ def base_arguments(files: dict[str, str]) -> dict[tuple[str, ...], dict[str, str
         ("demo",): {},
         ("sim",): {"kind": "popper"},
         ("uf2",): {"board": "popper", "out": files["out.uf2"], "micropython": files["image.uf2"]},
+        ("wiring",): {"board": "popper", "out": files["out.svg"]},
         ("check", "popalotsy"): {"file": files["ringer.json"]},
         ("check", "ringer"): {"file": files["ringer.json"]},
         ("check", "lowdown-move"): {"file": files["ringer.json"]},
@@ -204,6 +206,7 @@ def test_empty_values_are_called_empty(files, capsys) -> None:
         ["detect", ""],
         ["tune", files["empty"], "--out", ""],
         ["uf2", "--board", "popper", "--out", ""],
+        ["wiring", "--board", "popper", "--out", ""],
     ):
         code, out, err = run_in_process(argv, capsys)
         assert code == 2 and out == "" and "is empty" in err and err.count("\n") == 1, (argv, err)

@@ -15,6 +15,7 @@ import popdice
 from popdice import packaging
 from popdice.client import connect_when_ready
 from popdice.firmware import CHECKOUT_DIR, KINDS, flash_files
+from popdice.hil import SIM_BOOT_TIMEOUT_S
 from popdice.sim import SimulatedPico
 from popdice_fw import VERSION
 
@@ -69,5 +70,5 @@ def test_mip_installs_the_popper_on_a_blank_simulated_board(tmp_path):
         assert sim.flash_files() == expected
         with sim.control() as control:
             control.reset()
-        with connect_when_ready(sim.port, 10) as board:
+        with connect_when_ready(sim.port, SIM_BOOT_TIMEOUT_S) as board:
             assert (board.info.board, board.info.firmware) == ("popper", VERSION)

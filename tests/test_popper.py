@@ -169,10 +169,11 @@ def test_settings_brightness_and_the_current_cap(popper_dut):
         client.settings(brightness=300)
 
 
-def test_status_reports_the_sensor_and_the_heap(popper):
-    status = popper.status()
-    assert status.heap_free >= 64 * 1024
+def test_status_reports_the_sensor_and_the_heap(popper_dut):
+    status = popper_dut.client.status()
+    assert status.heap_free >= popper_dut.heap_floor
     assert status.extra["accel"] == "ok" and status.extra["mode"] == "popalotsy"
+    assert status.extra["accel_address"] == 0x18
     for key in ("samples", "pops", "overruns", "uptime_ms"):
         assert key in status.extra or hasattr(status, key)
 

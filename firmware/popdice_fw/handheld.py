@@ -18,6 +18,7 @@ from popdice_fw.device import Device, int_arg
 from popdice_fw.handheld_view import View
 from popdice_fw.link import BAD_ARGS, CommandError
 from popdice_fw.secret import Roller
+from popdice_fw.ssd1306 import ADDRESSES as DISPLAY_ADDRESSES
 from popdice_fw.ssd1306 import Ssd1306
 
 NO_ROLL = "no_roll"
@@ -37,7 +38,16 @@ _REVEAL = const(2)
 class Handheld(Device):
     NAME = "handheld"
 
-    def __init__(self, i2c, roll_button, peek_button, reveal_button, vsys, port=None):
+    def __init__(
+        self,
+        i2c,
+        roll_button,
+        peek_button,
+        reveal_button,
+        vsys,
+        port=None,
+        display_addresses=DISPLAY_ADDRESSES,
+    ):
         super().__init__(
             port,
             [
@@ -57,7 +67,7 @@ class Handheld(Device):
         self._shown = None  # what the panel shows: a tuple that changes when the picture does
         self._changed = asyncio.Event()
         try:
-            self.display = Ssd1306(i2c)
+            self.display = Ssd1306(i2c, display_addresses)
         except OSError:
             self.display_errors += 1  # no panel: the dice still roll and reveal over the link
         self.commands["roll"] = self.cmd_roll
@@ -182,6 +192,7 @@ class Handheld(Device):
         report["display"] = {
             "present": self.display is not None,
             "on": self.display is not None and self.display.on,
+            "address": None if self.display is None else self.display.address,
             "errors": self.display_errors,
         }
         report["roll"] = None

@@ -1,5 +1,9 @@
 """LIS3DH accelerometer on I2C: 400 Hz, ±8 g, high resolution, data-ready routed to INT1.
 
+The part answers at 0x18 or 0x19, as its SDO/SA0 pin is tied low or high (breakouts differ):
+the driver takes the candidate addresses and keeps the first whose WHO_AM_I reads 0x33. It
+reads a register rather than scanning the bus (the emulated RP2040 cannot scan).
+
 ``read()`` fetches one sample (STATUS_REG and the six output bytes after it, in one
 auto-incremented transfer) into a buffer preallocated here and leaves it in ``x``, ``y``,
 ``z`` as integer milli-g, and in ``overrun`` whether the part overwrote a sample nobody had
@@ -8,7 +12,7 @@ read (STATUS.ZYXOR): it allocates nothing, so it can run on the sample path.
 
 from micropython import const
 
-ADDRESS = const(0x18)
+ADDRESSES = (0x18, 0x19)  # SDO/SA0 to ground, SDO/SA0 to 3.3 V
 
 _WHO_AM_I = const(0x0F)
 _CHIP_ID = const(0x33)
@@ -32,9 +36,8 @@ class Lis3dhError(OSError):
 
 
 class Lis3dh:
-    def __init__(self, i2c, address=ADDRESS):
+    def __init__(self, i2c, addresses=ADDRESSES):
         self.i2c = i2c
-        self.address = address
         self._sample = bytearray(7)
         self._sample_view = memoryview(self._sample)
         self._register = bytearray(1)
@@ -42,16 +45,24 @@ class Lis3dh:
         self.y = 0
         self.z = 0
         self.overrun = False
-        chip = self._read_register(_WHO_AM_I)
-        if chip != _CHIP_ID:
-            raise Lis3dhError("no LIS3DH at 0x%02x: WHO_AM_I is 0x%02x, not 0x33" % (address, chip))
+        self.address = self._find(addresses)
         self._write_register(_CTRL_REG4, _BDU_8G_HIGH_RES)
         self._write_register(_CTRL_REG3, _INT1_DATA_READY)
         self._write_register(_CTRL_REG1, _ODR_400HZ_XYZ)
 
-    def _read_register(self, register):
-        self.i2c.readfrom_mem_into(self.address, register, self._register)
-        return self._register[0]
+    def _find(self, addresses):
+        """The first of ``addresses`` whose WHO_AM_I reads 0x33; Lis3dhError if none does."""
+        answers = ""
+        for address in addresses:
+            try:
+                self.i2c.readfrom_mem_into(address, _WHO_AM_I, self._register)
+            except OSError:
+                answers += " 0x%02x: no answer;" % address
+                continue
+            if self._register[0] == _CHIP_ID:
+                return address
+            answers += " 0x%02x: WHO_AM_I 0x%02x;" % (address, self._register[0])
+        raise Lis3dhError("no LIS3DH:" + answers[:-1])
 
     def _write_register(self, register, value):
         self._register[0] = value

@@ -31,7 +31,7 @@ from popdice_fw.dice import Dice
 from popdice_fw.impulse import ImpulseDetector
 from popdice_fw.leds import LedDice
 from popdice_fw.link import BAD_ARGS, CommandError
-from popdice_fw.lis3dh import SAMPLE_PERIOD_US, Lis3dh
+from popdice_fw.lis3dh import ADDRESSES, SAMPLE_PERIOD_US, Lis3dh
 from popdice_fw.meter import CostMeter
 from popdice_fw.press import PressDetector
 from popdice_fw.stream import BATCH, SampleStream
@@ -53,7 +53,16 @@ class Popper(Device):
     NAME = "popper"
 
     def __init__(
-        self, i2c, accel_int, leds, mode_button, buzzer, port=None, accel=None, detector=None
+        self,
+        i2c,
+        accel_int,
+        leds,
+        mode_button,
+        buzzer,
+        port=None,
+        accel=None,
+        detector=None,
+        accel_addresses=ADDRESSES,
     ):
         super().__init__(port, [Button("mode", mode_button)])
         self.accel_int = accel_int
@@ -61,7 +70,7 @@ class Popper(Device):
         self.accel = accel
         if accel is None:
             try:
-                self.accel = Lis3dh(i2c)
+                self.accel = Lis3dh(i2c, accel_addresses)
             except OSError as error:
                 self.accel_error = str(error) or "no answer on I2C"
         self.detector_source = "given"
@@ -409,6 +418,7 @@ class Popper(Device):
                 "detector": self.detector_source,
                 "stream_dropped": self.stream.dropped,
                 "accel": self.accel_error or "ok",
+                "accel_address": None if self.accel is None else self.accel.address,
                 "leds_ma": self.leds.last_ma,
                 "frames_capped": self.leds.frames_capped,
             }

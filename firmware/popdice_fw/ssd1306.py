@@ -5,12 +5,17 @@ whole frame (MONO_VLSB, page-major, as the controller's RAM is laid out) in one
 transaction. The set-up is the datasheet's for a 128x64 module with the internal charge
 pump, mounted with segment remap and reversed COM scan (upright on the usual modules).
 The frame buffer and the command buffers are allocated once, here.
+
+A module answers at 0x3C or 0x3D, as its D/C# (SA0) pin is tied (usually a solder jumper on
+the back): the driver takes the candidate addresses and keeps the first that acknowledges a
+display-off command. The controller has no identity register to read, and the emulated
+RP2040 cannot scan the bus.
 """
 
 import framebuf
 from micropython import const
 
-ADDRESS = const(0x3C)
+ADDRESSES = (0x3C, 0x3D)  # SA0 low, SA0 high
 
 _CONTROL_COMMANDS = const(0x00)  # Co = 0, D/C# = 0: every byte that follows is a command
 _CONTROL_DATA = const(0x40)  # Co = 0, D/C# = 1: every byte that follows is display RAM
@@ -44,13 +49,13 @@ _DEFAULT_CONTRAST = const(0xCF)
 class Ssd1306(framebuf.FrameBuffer):
     """The panel and its frame buffer; ``on`` and ``contrast_level`` say what was last set."""
 
-    def __init__(self, i2c, address=ADDRESS, width=128, height=64):
+    def __init__(self, i2c, addresses=ADDRESSES, width=128, height=64):
         self.width = width
         self.height = height
         self.buffer = bytearray(width * height // 8)
         super().__init__(self.buffer, width, height, framebuf.MONO_VLSB)
         self.i2c = i2c
-        self.address = address
+        self.address = _find(i2c, addresses)
         self.on = False
         self.contrast_level = _DEFAULT_CONTRAST
         self._command = bytearray(3)
@@ -63,8 +68,7 @@ class Ssd1306(framebuf.FrameBuffer):
         self.init()
 
     def init(self):
-        """Sets the controller up, clears its RAM and turns the panel on (raises OSError if
-        nothing answers at the address)."""
+        """Sets the controller up, clears its RAM and turns the panel on."""
         self.i2c.writeto(
             self.address,
             bytes(
@@ -122,3 +126,15 @@ class Ssd1306(framebuf.FrameBuffer):
 
     def invert(self, inverted):
         self._send(_INVERT if inverted else _NORMAL)
+
+
+def _find(i2c, addresses):
+    """The first of ``addresses`` that acknowledges a display-off command (OSError if none)."""
+    off = bytes((_CONTROL_COMMANDS, _DISPLAY_OFF))
+    for address in addresses:
+        try:
+            i2c.writeto(address, off)
+        except OSError:
+            continue
+        return address
+    raise OSError("no SSD1306 at " + " or ".join("0x%02x" % a for a in addresses))

@@ -24,6 +24,7 @@ examples:
   popdice sim popper                   run a simulated popper (prints its serial port)
   popdice sim popper --rp2040          the same on MicroPython's Pico image, emulated
   popdice uf2 --board popper --out popper.uf2   one file to drag onto a Pico
+  popdice wiring --board popper        what to solder to which pin (--out FILE.svg: drawn)
   popdice status --kind popper         health of the first popper found
   popdice flash --port /dev/ttyACM0 --board popper
   popdice demo                         the link end to end, then Lowdown at the table
@@ -250,9 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
     from .table import cli as table_cli
     from .traces import calibrate_cli, record_cli, tune_cli
     from .traces import cli as traces_cli
+    from .wiring import cli as wiring_cli
 
     sim_cli.add_parser(sub).set_defaults(run=sim_cli.run)
     uf2_cli.add_parser(sub)
+    wiring_cli.add_parser(sub)
     games_cli.add_parsers(sub)
     table_cli.add_parser(sub)
     traces_cli.add_parser(sub)

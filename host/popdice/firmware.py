@@ -32,6 +32,7 @@ INSTALLED_DIR = Path(__file__).resolve().parent / "device"
 CHECKOUT_DIR = Path(popdice_fw.__file__).resolve().parent.parent
 FIRMWARE_DIR = INSTALLED_DIR if (INSTALLED_DIR / "main.py").is_file() else CHECKOUT_DIR
 COMPILED = "mpy"  # the folder of FIRMWARE_DIR with the wheel's compiled modules
+BOARDS_DIR = FIRMWARE_DIR / "boards"  # a folder per kind, holding its board.py
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def flash_files(kind: str, root: Path | None = None) -> list[FlashFile]:
     if kind not in KINDS:
         raise PopdiceError(f"unknown board kind {kind!r} (choose from {', '.join(KINDS)})")
     root = FIRMWARE_DIR if root is None else root
-    board = root / "boards" / kind / "board.py"
+    board = root / BOARDS_DIR.name / kind / "board.py"
     main = root / "main.py"
     for needed in (board, main):
         if not needed.exists():

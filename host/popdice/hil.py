@@ -83,6 +83,16 @@ class DeviceUnderTest:
         return self.sim is not None
 
     @property
+    def heap_floor(self) -> int:
+        """The least heap the firmware may leave free after boot: 100 KB on a Pico, real or
+        emulated. On the unix port every object is twice the size (64-bit) and the heap also
+        holds the simulator's own ``machine``, ``neopixel`` and part models (about 30 KB that
+        a Pico keeps in flash), so there it is 60 KB."""
+        if self.sim is not None and self.sim.backend == "unix":
+            return 60 * 1024
+        return 100 * 1024
+
+    @property
     def control(self) -> SimControl:
         if self.sim is None:
             pytest.skip(CONTROL_SKIP)

@@ -3,7 +3,7 @@
 
 class SimBus:
     def __init__(self, *parts):
-        self.parts = {part.ADDRESS: part for part in parts}
+        self.parts = {part.address: part for part in parts}
 
     def _part(self, address):
         if address not in self.parts:
@@ -19,6 +19,15 @@ class SimBus:
 
     def writeto_mem(self, address, register, buf):
         self._part(address).i2c_write(bytes([register]) + bytes(buf))
+
+    def writeto(self, address, buf, stop=True):
+        self._part(address).i2c_write(bytes(buf))
+        return len(buf)
+
+    def writevto(self, address, vector, stop=True):
+        data = b"".join(bytes(b) for b in vector)
+        self._part(address).i2c_write(data)
+        return len(data)
 
 
 class NoAllocBus:

@@ -16,15 +16,20 @@ from popdice_fw import commit, screens
 from popdice_fw.handheld import Handheld
 
 ROLL, PEEK, REVEAL = 14, 15, 13
+SDA, SCL = 4, 5
 
 
 class Panel:
     """Follows the simulated SSD1306: every change it reports, awaitable."""
 
-    def __init__(self):
+    def __init__(self, address=None):
         self.changed = asyncio.Event()
         _simhw.build("handheld")
         self.model = _simhw.display
+        if address is not None:  # the module's jumper moved: the panel answers elsewhere
+            del _simhw.bus(SDA, SCL)[self.model.address]
+            self.model.address = address
+            _simhw.attach(SDA, SCL, self.model)
         _simlink.sink = self._on_message
 
     def _on_message(self, message, blob):
@@ -55,11 +60,11 @@ def shows(buf):
 
 
 class Rig:
-    def __init__(self, bus=0):
+    def __init__(self, bus=0, address=None):
         for pin in (ROLL, PEEK, REVEAL):
             _simhw.drive(pin, None)
         _simhw.vsys_volts = 4.8
-        self.panel = Panel()
+        self.panel = Panel(address)
         self.port = FakePort()
         self.app = Handheld(
             i2c=I2C(bus),
@@ -247,9 +252,23 @@ async def test_without_a_panel_the_dice_still_roll_and_reveal():
     rig = Rig(bus=1)  # nothing on I2C1: the panel does not answer
     try:
         status = (await rig.call("status"))["v"]
-        assert status["display"] == {"present": False, "on": False, "errors": 1}
+        assert status["display"] == {"present": False, "on": False, "address": None, "errors": 1}
         rolled = (await rig.call("roll"))["v"]
         shown = (await rig.call("reveal"))["v"]
         assert shown["roll_id"] == rolled["roll_id"]
+    finally:
+        await rig.stop()
+
+
+async def test_a_panel_strapped_to_0x3d_is_found_shows_the_dice_and_is_reported():
+    rig = Rig(address=0x3D)
+    try:
+        status = (await rig.call("status"))["v"]
+        assert status["display"] == {"present": True, "on": True, "address": 0x3D, "errors": 0}
+        rolled = (await rig.call("roll"))["v"]
+        shown = (await rig.call("reveal"))["v"]
+        assert shown["roll_id"] == rolled["roll_id"]
+        picture = expected(screens.reveal, shown["colour"], shown["number"])
+        await rig.panel.wait(shows(picture))
     finally:
         await rig.stop()

@@ -58,24 +58,37 @@ def test_clips_at_eight_g():
     assert driver.x > 7990 and driver.y < -7990
 
 
-def test_a_missing_chip_is_a_clear_error():
-    try:
-        Lis3dh(SimBus())
-    except OSError as error:
-        assert not isinstance(error, Lis3dhError)  # nothing answers: the bus error
-    else:
-        raise AssertionError("no error without a chip")
+class OtherChip(NoAllocBus):
+    """Another part at 0x18 that answers every register with 0x44."""
 
-    class Wrong(NoAllocBus):
-        def readfrom_mem_into(self, address, register, buf):
-            buf[0] = 0x44
+    def readfrom_mem_into(self, address, register, buf):
+        if address != 0x18:
+            raise OSError(5)
+        buf[0] = 0x44
 
+
+def refusal(bus, addresses=(0x18, 0x19)):
     try:
-        Lis3dh(Wrong(b""))
+        Lis3dh(bus, addresses)
     except Lis3dhError as error:
-        assert "WHO_AM_I is 0x44" in str(error)
-    else:
-        raise AssertionError("accepted another chip")
+        return str(error)
+    raise AssertionError("no error without a LIS3DH")
+
+
+def test_a_missing_chip_is_a_clear_error_naming_each_address_tried():
+    assert refusal(SimBus()) == "no LIS3DH: 0x18: no answer; 0x19: no answer"
+    assert refusal(OtherChip(b"")) == "no LIS3DH: 0x18: WHO_AM_I 0x44; 0x19: no answer"
+
+
+def test_finds_the_part_at_either_address_by_its_who_am_i():
+    high = Lis3dhModel(clock=Clock(), address=0x19)
+    driver = Lis3dh(SimBus(high))
+    assert driver.address == 0x19
+    assert high.odr_hz() == 400 and high.full_scale_g() == 8  # configured where it was found
+    low, other = Lis3dhModel(clock=Clock()), Lis3dhModel(clock=Clock(), address=0x19)
+    assert Lis3dh(SimBus(low, other)).address == 0x18  # both answer: the first candidate
+    assert Lis3dh(SimBus(low, other), (0x19, 0x18)).address == 0x19
+    assert refusal(SimBus(high), (0x18,)) == "no LIS3DH: 0x18: no answer"
 
 
 def test_read_allocates_nothing():

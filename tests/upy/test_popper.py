@@ -5,9 +5,10 @@ import gc
 import time
 
 import micropython
+from _simlis3dh import Lis3dh as Lis3dhModel
 from fakeport import FakePort
 from fakestrip import Strip
-from simbus import NoAllocBus
+from simbus import NoAllocBus, SimBus
 
 from popdice_fw import modes
 from popdice_fw.impulse import ImpulseDetector
@@ -38,16 +39,18 @@ class Presses:
         return self.n in self.at
 
 
-def popper(detector=None, sample=RESTING):
+def popper(detector=None, sample=RESTING, bus=None, addresses=(0x18, 0x19)):
+    """A popper on a bus of its own (``bus``: the sensor found there) or on a fixed sample."""
     return Popper(
-        i2c=None,
+        i2c=bus,
         accel_int=Level(1),
         leds=Strip(),
         mode_button=Level(1),
         buzzer=None,
         port=FakePort(),
-        accel=Lis3dh(NoAllocBus(sample)),
+        accel=None if bus else Lis3dh(NoAllocBus(sample)),
         detector=detector,
+        accel_addresses=addresses,
     )
 
 
@@ -75,6 +78,16 @@ def test_a_sample_allocates_nothing_with_fitted_settings_and_the_stream_on():
     finally:
         micropython.heap_unlock()
     assert app.samples == 4001 and app.stream.dropped > 0, "the stream ran (and, unsent, dropped)"
+
+
+def test_the_accelerometer_is_found_at_the_boards_addresses_and_reported():
+    bus = SimBus(Lis3dhModel(address=0x19))
+    found = popper(bus=bus).status()
+    assert found["accel"] == "ok" and found["accel_address"] == 0x19
+    missing = popper(bus=bus, addresses=(0x18,))
+    assert missing.accel is None and "sensor" not in [name for name, _ in missing.tasks()]
+    status = missing.status()
+    assert status["accel"] == "no LIS3DH: 0x18: no answer" and status["accel_address"] is None
 
 
 def test_overruns_are_the_samples_the_sensor_says_it_overwrote():

@@ -19,7 +19,7 @@ class Bus:
         self.writes = 0
 
     def _part(self, addr):
-        if self.panel is None or addr != self.panel.ADDRESS:
+        if self.panel is None or addr != self.panel.address:
             raise OSError(5)
         return self.panel
 
@@ -104,13 +104,28 @@ def test_contrast_and_invert():
     assert not panel.invert
 
 
-def test_no_panel_at_the_address_raises_oserror():
+def test_no_panel_at_either_address_raises_oserror_naming_both():
     try:
         Ssd1306(Bus(None))
-    except OSError:
-        pass
+    except OSError as error:
+        assert str(error) == "no SSD1306 at 0x3c or 0x3d", str(error)
     else:
         raise AssertionError("a missing panel went unnoticed")
+
+
+def test_a_panel_jumpered_to_0x3d_is_found_and_used():
+    panel = PanelModel(address=0x3D)
+    display = Ssd1306(Bus(panel))
+    assert display.address == 0x3D and panel.on
+    display.fill(1)
+    display.show()
+    assert panel.buffer == bytearray(b"\xff" * 1024)
+    try:
+        Ssd1306(Bus(panel), (0x3C,))
+    except OSError as error:
+        assert str(error) == "no SSD1306 at 0x3c", str(error)
+    else:
+        raise AssertionError("found a panel at an address it does not answer")
 
 
 def test_show_and_power_switching_allocate_nothing():

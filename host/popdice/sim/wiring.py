@@ -1,7 +1,9 @@
-"""What is wired where on the simulated boards, seen from outside (shared/spec/hardware.md).
+"""What is wired where on the simulated boards, seen from outside.
 
 The supervisor presses buttons by pin and reads LEDs by pin; the shims inside MicroPython
-know the same board (``upy/_simhw.py``) from the RP2040's side.
+know the same board (``upy/_simhw.py``) from the RP2040's side. The board modules
+(``boards/*/board.py``, docs/build.md) are the source of every pin: ``tests/test_wiring.py`` keeps
+these numbers and the shims' equal to theirs.
 """
 
 from __future__ import annotations

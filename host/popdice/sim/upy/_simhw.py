@@ -2,8 +2,8 @@
 the analog inputs, and the service tasks that keep them in step with the supervisor.
 
 Runs inside MicroPython; ``machine``, ``neopixel`` and ``rp2`` are thin fronts on it.
-The board kind (POPDICE_SIM_KIND) says which parts are soldered where (shared/spec/
-hardware.md); the supervisor drives the buttons (to ground) and VSYS and feeds the
+The board kind (POPDICE_SIM_KIND) says which parts are soldered where (as in boards/*/board.py
+and docs/build.md); the supervisor drives the buttons (to ground) and VSYS and feeds the
 accelerometer. Without a supervisor the board is bare until ``build(kind)`` is called.
 """
 
@@ -130,7 +130,7 @@ def enable_irq(state):
 
 
 def attach(sda, scl, part):
-    _buses.setdefault((sda, scl), {})[part.ADDRESS] = part
+    _buses.setdefault((sda, scl), {})[part.address] = part
 
 
 def bus(sda, scl):
@@ -186,7 +186,7 @@ def reset(how):
 
 
 def build(kind):
-    """Solders the parts of a board of this kind (shared/spec/hardware.md)."""
+    """Solders the parts of a board of this kind (docs/build.md)."""
     global accel, display
     if kind == "popper":
         from _simlis3dh import Lis3dh

@@ -3,7 +3,8 @@
 Runs inside MicroPython. The model knows nothing of the supervisor: what it does to the
 outside world goes through hooks (``on_int1``, ``on_wake``, ``on_chunk_done``) and it takes
 its clock as an argument, so tests can drive it directly. Like every simulated I2C part it
-has ``ADDRESS``, ``i2c_write(data)`` (one write transaction) and ``i2c_read(n)``.
+has ``address`` (``ADDRESS`` unless given: a board may tie SDO/SA0 high for 0x19),
+``i2c_write(data)`` (one write transaction) and ``i2c_read(n)``.
 """
 
 import time
@@ -40,6 +41,9 @@ _ODR_HZ_LOW_POWER = (0, 1, 10, 25, 50, 100, 200, 400, 1600, 5376)
 _READ_ONLY = (_WHO_AM_I, _STATUS_REG, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x2D)
 
 
+ADDRESS = const(0x18)
+
+
 def _ticks_us():
     return time.ticks_us()
 
@@ -61,9 +65,10 @@ class Lis3dh:
     firmware's behaviour does not depend on the host's load.
     """
 
-    ADDRESS = 0x18
-
-    def __init__(self, clock=_ticks_us, on_int1=None, on_wake=None, on_chunk_done=None):
+    def __init__(
+        self, clock=_ticks_us, on_int1=None, on_wake=None, on_chunk_done=None, address=ADDRESS
+    ):
+        self.address = address
         self.clock = clock
         self.on_int1 = on_int1 or _ignore  # on_int1(level): the INT1 output changed
         self.on_wake = on_wake or _ignore  # on_wake(): when the next sample is due may change

@@ -2,7 +2,8 @@
 
 Runs inside MicroPython. ``on_change(part)`` tells the outside world when what the panel
 shows has changed, so tests can drive the model directly. Like every simulated I2C part it
-has ``ADDRESS``, ``i2c_write(data)`` (one write transaction) and ``i2c_read(n)``.
+has ``address`` (``ADDRESS`` unless given: a module's jumper may select 0x3D),
+``i2c_write(data)`` (one write transaction) and ``i2c_read(n)``.
 """
 
 from micropython import const
@@ -11,6 +12,8 @@ from micropython import const
 def _ignore(*_args):
     pass
 
+
+ADDRESS = const(0x3C)
 
 # Commands and control bytes.
 _CONTROL_CONTINUATION = const(0x80)
@@ -64,9 +67,8 @@ class Ssd1306:
     of a write transaction that changed what the panel shows.
     """
 
-    ADDRESS = 0x3C
-
-    def __init__(self, on_change=None):
+    def __init__(self, on_change=None, address=ADDRESS):
+        self.address = address
         self.on_change = on_change or _ignore
         self.buffer = bytearray(_WIDTH * _PAGES)
         self.on = False

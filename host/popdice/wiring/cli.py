@@ -1,0 +1,81 @@
+"""``popdice wiring``: a board's wiring, from its board module: a table, or a diagram (SVG).
+
+Errors are one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..arguments import output_file
+from ..errors import PopdiceError
+from ..firmware import KINDS
+from . import board as boards
+from .svg import render
+
+EPILOG = """\
+examples:
+  popdice wiring --board popper            the table: each Pico pin and what it goes to
+  popdice wiring --board handheld --markdown    the same table in Markdown
+  popdice wiring --board popper --out docs/images/wiring-popper.svg   the diagram
+
+Pins are the Pico's header pins (1 top left beside the USB connector, 40 top right) and
+its GPIO names. Everything comes from boards/<board>/board.py, the pin map the firmware
+itself is built on; the diagrams in docs/images/ are refreshed with the last example.
+"""
+
+COLUMNS = ("Pico pin", "name", "part", "part's pin", "carries")
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "wiring",
+        help="what goes to which pin of a board's Pico: a table, or a diagram (SVG)",
+        description="Prints a board's wiring as a table, or draws it as an SVG diagram: "
+        "the Pico with its 40 pins, each part as a box, each wire labelled with what it "
+        "carries.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--board", required=True, choices=KINDS, help="which board")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument(
+        "--out", metavar="FILE.svg", type=output_file, help="draw the diagram into this file"
+    )
+    what.add_argument("--markdown", action="store_true", help="print the table in Markdown")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    board = boards.load(args.board)
+    if args.out is None:
+        rows = [COLUMNS, *boards.table(board)]
+        print(markdown(rows) if args.markdown else aligned(rows))
+        return 0
+    out = Path(args.out)
+    temporary = out.with_name(f".{out.name}.tmp")
+    try:
+        temporary.write_text(render(board), encoding="utf-8")
+        temporary.replace(out)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise PopdiceError(f"cannot write {out}: {error.strerror or error}") from None
+    print(f"wrote {out}: the {args.board}'s wiring, from {board.source}")
+    return 0
+
+
+def markdown(rows: list[tuple[str, ...]]) -> str:
+    lines = ["| " + " | ".join(row) + " |" for row in rows]
+    lines.insert(1, "|" + "---|" * len(rows[0]))
+    return "\n".join(lines)
+
+
+def aligned(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    )
