@@ -13,6 +13,10 @@ READY := $(VENV)/.ready-$(shell cat pyproject.toml setup.py requirements/*.txt h
 # calls information only: this keeps that one message out of the install's output.
 EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 PYTEST_ARGS ?=
+# Most device tests wait on a simulated board's real time, so three workers keep two cores
+# busy; the emulated Pico is all CPU, so it gets one worker a core. 0 runs in one process.
+PYTEST_WORKERS ?= 3
+RP2040_WORKERS ?= 2
 
 .PHONY: all demo test lint typecheck compile pytest pytest-rp2040 bench clean venv
 
@@ -53,13 +57,13 @@ compile: $(READY)
 	$(BIN)/python -m popdice.firmware --check
 
 pytest: $(READY)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # The device tests that matter most, again on MicroPython's own Pico image in an emulated
 # RP2040. Without Node, rp2040js or a base image they are skipped, saying why; CI sets
 # POPDICE_REQUIRE_RP2040=1, which makes that a failure.
 pytest-rp2040: $(READY)
-	$(BIN)/python -m pytest --device rp2040 -m rp2040_tier $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(RP2040_WORKERS) --device rp2040 -m rp2040_tier $(PYTEST_ARGS)
 
 bench: $(READY)
 	$(BIN)/python bench/link.py

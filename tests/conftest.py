@@ -20,9 +20,12 @@ pytest_plugins = ["popdice.hil"]
 def pytest_configure(config: pytest.Config) -> None:
     """This run's simulators live in a folder of their own (unless POPDICE_SIM_DIR names
     one): another checkout's or test run's simulators are not listed or probed here, nor
-    these there."""
-    if not os.environ.get(SIM_DIR_ENV):
-        folder = tempfile.mkdtemp(prefix="popdice-sims-")
+    these there. Each pytest-xdist worker has its own too: the controller's folder is set
+    before the workers start, and a worker that listed another's simulators would take them
+    for its own."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker or not os.environ.get(SIM_DIR_ENV):
+        folder = tempfile.mkdtemp(prefix=f"popdice-sims-{worker or 'main'}-")
         os.environ[SIM_DIR_ENV] = folder
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 

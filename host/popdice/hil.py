@@ -48,6 +48,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    device = str(config.getoption("--device"))
+    workers = getattr(config.option, "numprocesses", None)
+    if device not in ("sim", "rp2040") and workers:
+        raise pytest.UsageError(
+            f"--device {device}: real boards are shared by every test, so run them in one "
+            "process (-n 0), not in parallel workers"
+        )
     config.addinivalue_line("markers", "sim_only: the test needs the simulator's control channel")
     config.addinivalue_line(
         "markers",
