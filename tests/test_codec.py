@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from popdice_fw import codec
+from upy import cobs_reference
 
 V = json.loads((Path(__file__).parent / "vectors" / "frames.json").read_text())
 
@@ -43,12 +44,26 @@ def test_bad_frames_have_their_codes():
             raise AssertionError(f"accepted {case['name']}")
 
 
-@given(st.binary(max_size=600))
-def test_cobs_round_trips_and_removes_zeros(data):
+@given(
+    st.binary(max_size=600)
+    | st.lists(st.sampled_from([b"\x00", b"\x01" * 254, b"\x07"])).map(b"".join)
+)
+def test_cobs_round_trips_removes_zeros_and_is_the_reference(data):
     encoded = codec.cobs_encode(data)
     assert 0 not in encoded
     assert len(encoded) <= len(data) + len(data) // 254 + 1
+    assert encoded == cobs_reference.encode(data)
     assert codec.cobs_decode(encoded) == data
+
+
+@given(st.binary(min_size=1, max_size=300).filter(lambda b: 0 not in b))
+def test_cobs_decode_refuses_what_the_reference_refuses(wire):
+    expected = cobs_reference.decode(wire)
+    try:
+        got = codec.cobs_decode(wire)
+    except codec.FrameError:
+        got = None
+    assert got == expected
 
 
 json_values = st.recursive(

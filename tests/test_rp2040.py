@@ -24,7 +24,7 @@ TESTS = Path(__file__).resolve().parent
 # claims), and the link's CRC is its own binascii. (The hand-fitted detector, press.py, passed
 # its tests here too; they take a minute of the chip's time, and it is being replaced.)
 ON_CHIP = ("test_impulse.py", "test_stream.py", "test_meter.py", "test_codec.py", "test_dice.py")
-HELPERS = ("upytest.py", "simbus.py", "vectors.py")
+HELPERS = ("upytest.py", "simbus.py", "vectors.py", "cobs_reference.py")
 
 
 @pytest.fixture(autouse=True)

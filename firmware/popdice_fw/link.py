@@ -107,13 +107,12 @@ class Link:
 
     async def _reader(self):
         buf = bytearray(_READ_CHUNK)
-        view = memoryview(buf)
         while True:
             n = await self._port.read(buf)
             if not n:
                 await asyncio.sleep_ms(50)
                 continue
-            for item in self._deframer.feed(view[:n]):
+            for item in self._deframer.feed(buf, n):
                 if isinstance(item, codec.FrameError):
                     self.stats["rx_errors"] += 1
                     self.send_error(None, item.code, item.message)
@@ -297,11 +296,15 @@ class Link:
         return self._event_seq
 
     async def send_event(self, kind, value):
-        """Like ``emit``, but waits for room (outbox and transmit queue) instead of dropping."""
+        """Like ``emit``, but waits for room (outbox and transmit queue) instead of dropping,
+        and lets the other tasks run after each event: a task sending many (a burst) must not
+        hold the CPU from the sensor until the outbox is full."""
         while len(self._outbox) >= _OUTBOX or len(self._tx) >= _TX_QUEUE:
             self._space.clear()
             await self._space.wait()
-        return self.emit(kind, value)
+        seq = self.emit(kind, value)
+        await asyncio.sleep_ms(0)
+        return seq
 
     def _event_frame(self, entry):
         seq, kind, value = entry

@@ -9,6 +9,10 @@ import asyncio
 import select
 import sys
 
+from micropython import const
+
+_POLLIN = const(1)  # select.POLLIN
+
 
 class UsbSerial:
     def __init__(self, stream_in=None, stream_out=None):
@@ -20,21 +24,28 @@ class UsbSerial:
         self._poll.register(self._in, select.POLLIN)
         self._byte = bytearray(1)
 
-    def _waiting(self):
-        for _, events in self._poll.ipoll(0):
-            return events & select.POLLIN
-        return False
-
     async def read(self, buf):
-        """Waits for input, then fills ``buf`` with what is waiting; 0 means end of input."""
+        """Waits for input, then fills ``buf`` with what is waiting; 0 means end of input.
+
+        The port cannot say how many bytes wait, and a read of more than are there would stop
+        every task until they came, so after the first byte it reads one at a time while the
+        poll says more are there: the loop keeps its lookups in locals, since on the RP2040 it
+        runs once for every byte a host sends.
+        """
         first = await self._reader.read(1)
         if not first:
             return 0
         buf[0] = first[0]
         n = 1
+        size = len(buf)
         one = self._byte
-        while n < len(buf) and self._waiting():
-            if not self._in.readinto(one):  # pyright: ignore[reportAttributeAccessIssue]
+        ipoll = self._poll.ipoll
+        readinto = self._in.readinto
+        while n < size:
+            ready = 0
+            for entry in ipoll(0):
+                ready = entry[1] & _POLLIN
+            if not ready or not readinto(one):
                 break
             buf[n] = one[0]
             n += 1
