@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +12,11 @@ import pytest
 from test_device_link import mpremote_exec
 
 import popdice
+from popdice.cli import DEVICE_COLUMNS
+from popdice.client import LINK_COUNTERS
 from popdice.firmware import FIRMWARE_DIR, flash_files
 from popdice.sim.supervisor import SimulatedPico
+from popdice_fw import PROTOCOL, VERSION
 
 POPDICE = str(Path(sys.executable).with_name("popdice"))
 
@@ -44,10 +48,51 @@ def test_devices_and_status_find_a_running_simulator(popper_dut):
     mine = [d for d in listed if d["port"] == popper_dut.port]
     assert len(mine) == 1 and mine[0]["kind"] == "popper" and mine[0]["simulated"]
     assert mine[0]["device_id"] == device_id
-    text = run("devices", "--sim-only").stdout
-    assert f"{popper_dut.port} (simulated)" in text
+    header, *rows = run("devices", "--sim-only").stdout.splitlines()
+    assert re.split(" {2,}", header) == list(DEVICE_COLUMNS)
+    mine = [re.split(" {2,}", row) for row in rows if popper_dut.port in row]
+    assert mine == [["popper", device_id, VERSION, f"{popper_dut.port} (simulated)", "ready"]]
     status = json.loads(run("status", "--port", popper_dut.port, "--json").stdout)
     assert status["board"] == "popper" and status["heap_free"] > 0
+
+
+def test_status_of_a_simulated_popper_is_readable_lines(popper_dut):
+    popper_dut.client.pop()
+    info = popper_dut.client.info
+    popper_dut.release()
+    result = run("status", "--port", popper_dut.port)
+    assert result.returncode == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[:4] == [
+        "board: popper",
+        f"device id: {info.device_id}",
+        f"port: {popper_dut.port}",
+        f"session: {info.session} (new at every boot)",
+    ]
+    text = result.stdout
+    assert re.search(r"^uptime: \d+(\.\d s| min \d\d s| h \d\d min)$", text, re.M)
+    assert re.search(r"^heap free: \d{1,3}(,\d{3})* B$", text, re.M)
+    overruns = (
+        r"^  overruns: [\d,]+ \(samples the sensor overwrote before the firmware read them\)$"
+    )
+    assert re.search(overruns, text, re.M)
+    assert "  pops: 1 (rolls since boot, by a press or by the host)" in lines
+    assert "  accelerometer: ok" in lines and "  accelerometer address: 0x18" in lines
+    link = lines[lines.index("link:") + 1 : lines.index("popper:")]
+    assert len(link) == len(LINK_COUNTERS) and all(line.startswith("  ") for line in link)
+    assert not re.search(r"[{}\[\]]|True|False|None", text)
+
+
+def test_status_json_is_the_reply_as_the_popper_sent_it(popper_dut):
+    popper_dut.client.pop()
+    info = popper_dut.client.info
+    popper_dut.release()
+    status = json.loads(run("status", "--port", popper_dut.port, "--json").stdout)
+    assert (status["port"], status["device_id"]) == (popper_dut.port, info.device_id)
+    assert (status["board"], status["fw"], status["proto"]) == ("popper", VERSION, PROTOCOL)
+    assert status["pops"] == 1 and status["accel"] == "ok"
+    assert set(status["detect_us"]) == {"n", "mean", "max"}
+    assert status["link"] and all(count > 0 for count in status["link"].values())  # no zeros
 
 
 @pytest.mark.rp2040_tier

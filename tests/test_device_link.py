@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 from zlib import crc32
 
@@ -79,6 +80,32 @@ def test_button_edges_are_events(popper_dut):
     assert isinstance(press, Event) and press.data == {"button": "mode", "edge": "press"}
     assert isinstance(release, Event) and release.data["edge"] == "release"
     assert release.data["held_ms"] >= 60 and release.seq == press.seq + 1
+
+
+@pytest.mark.parametrize(("kind", "button"), [("popper", "mode"), ("handheld", "peek")])
+def test_next_event_is_none_when_nothing_came_and_the_loop_goes_on(request, kind, button):
+    """What ``next_event``'s docstring promises: ``None`` after the timeout, the device
+    still there, and the documented loop then gets the next event."""
+    dut = request.getfixturevalue(f"{kind}_dut")
+    control = dut.control  # skips on a real board: the test presses a button
+    client = dut.client
+    waited_from = time.monotonic()
+    assert client.next_event(timeout=0.3) is None
+    assert time.monotonic() - waited_from >= 0.3
+    assert client.echo(still="here") == {"still": "here"}  # the link is fine
+    control.click(button)
+    quiet = 0
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        item = client.next_event(timeout=0.05)
+        if item is None:
+            quiet += 1
+            continue
+        assert isinstance(item, Event) and item.kind == "button", item
+        assert item.data == {"button": button, "edge": "press"}
+        break
+    else:
+        pytest.fail(f"no button event in 10 s ({quiet} quiet waits)")
 
 
 def next_button_event(client) -> Event:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -79,8 +81,14 @@ def test_a_busy_simulator_is_listed_once_as_busy(sim_folder, capsys):
             ]
             assert main(["devices", "--sim-only"]) == 0
             out, err = capsys.readouterr()
-            assert err == "" and out.count("\n") == 1
-            assert out.startswith("popper    00000000000000aa  busy ") and "has it open" in out
+            assert err == "" and out.count("\n") == 2  # the header and the one device
+            assert re.split(" {2,}", out.splitlines()[1]) == [
+                "popper",
+                "00000000000000aa",
+                "?",
+                f"{device.port} (simulated)",
+                "busy: another program has it open",
+            ]
             assert main(["status", "--kind", "popper"]) == 2
             assert capsys.readouterr().err == (
                 f"error: no free popper: {device.port} is busy (another program has it open)\n"
@@ -99,6 +107,37 @@ def test_each_checkout_keeps_its_simulators_to_its_own_folder(sim_folder, monkey
         assert registry.running() == [] and discovery.find_devices() == []
     finally:
         device.close()
+
+
+def test_devices_are_a_table_under_a_header_and_their_json_is_as_it_was(monkeypatch, capsys):
+    found = [
+        discovery.FoundDevice("popper", "e6614103e7452d2f", "0.1.0", "/dev/ttyACM0", False),
+        discovery.FoundDevice("?", "?", "?", "/dev/ttyACM1", False, "no hello in 0.3 s"),
+        discovery.FoundDevice(
+            "handheld", "00000000000000bb", "?", "/tmp/tty-h", True, discovery.BUSY, busy=True
+        ),
+    ]
+    monkeypatch.setattr("popdice.cli.find_devices", lambda **_: found)
+    assert main(["devices"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "KIND      DEVICE ID         FIRMWARE  PORT                    STATE",
+        "popper    e6614103e7452d2f  0.1.0     /dev/ttyACM0            ready",
+        "?         ?                 ?         /dev/ttyACM1            no hello in 0.3 s",
+        "handheld  00000000000000bb  ?         /tmp/tty-h (simulated)  "
+        "busy: another program has it open",
+    ]
+    assert main(["devices", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed[0] == {
+        "kind": "popper",
+        "device_id": "e6614103e7452d2f",
+        "firmware": "0.1.0",
+        "port": "/dev/ttyACM0",
+        "simulated": False,
+        "problem": "",
+        "busy": False,
+    }
+    assert [device["busy"] for device in listed] == [False, False, True]
 
 
 def test_this_test_run_has_a_simulators_folder_of_its_own():

@@ -8,6 +8,8 @@ Tests on the ``handheld`` fixture use only the link: they run on a real board to
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from typing import Any
 
 import pytest
@@ -282,6 +284,31 @@ def test_status_has_the_battery_and_the_display(handheld):
     assert 3.0 <= status.vsys <= 5.5
     assert not status.battery_low  # on USB power
     assert status.display_present
+
+
+def test_status_of_a_handheld_holding_a_roll_prints_it(handheld_dut, capsys):
+    from popdice.cli import main
+
+    roll = as_handheld(handheld_dut.client).roll()
+    handheld_dut.release()
+    assert main(["status", "--port", handheld_dut.port, "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["roll"] == {
+        "roll_id": roll.roll_id,
+        "commitment": roll.commitment,
+        "revealed": False,
+    }
+    assert main(["status", "--port", handheld_dut.port]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    shown = lines[lines.index("  roll:") : lines.index("  roll:") + 4]
+    assert shown == [
+        "  roll:",
+        f"    roll id: {roll.roll_id}",
+        f"    commitment: {roll.commitment} (SHA-256 of the secret dice and a nonce)",
+        "    revealed: no",
+    ]
+    assert "  display:" in lines and "    present: yes (a panel answered at boot)" in lines
+    assert re.search(r"^  battery: \d\.\d\d V \(VSYS\)$", "\n".join(lines), re.M)
 
 
 @pytest.mark.rp2040_tier

@@ -7,16 +7,18 @@ import contextlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from table_support import FakePopper
 
 from popdice.errors import PopdiceError
-from popdice.table.cli import add_parser
+from popdice.table.cli import HISTORY_COLUMNS, add_parser
 from popdice.table.journal import Journal
 from popdice.table.session import TableSession
 
@@ -44,13 +46,82 @@ def played_games() -> tuple[int, int]:
         return done.game_id, going.game_id
 
 
+def cells(line: str) -> list[str]:
+    """A line of ``popdice history``'s table cut into its cells (two spaces or more apart)."""
+    return re.split(r" {2,}", line.strip())
+
+
 def test_history_lists_players_winners_and_scores(capsys: pytest.CaptureFixture[str]) -> None:
     done, going = played_games()
     assert run("history") == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines] == [str(done), str(going)]
-    assert lines[0].endswith("ringer     Ann, Bob: won by Bob; scores -2 3")
-    assert lines[1].endswith("popalotsy  Cy, Di, Ed: unfinished")
+    assert cells(lines[0]) == list(HISTORY_COLUMNS)
+    assert cells(lines[1])[2:] == ["ringer", "finished", "Ann, Bob", "Bob", "-2, 3"]
+    assert cells(lines[2])[2:] == ["popalotsy", "unfinished", "Cy, Di, Ed", "-", "-"]
+    assert [cells(line)[0] for line in lines[1:]] == [str(done), str(going)]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", cells(lines[1])[1])
+
+
+def test_history_columns_line_up_under_their_header(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with Journal() as journal:
+        for _ in range(9):
+            journal.new_game("lowdown", ["Ann", "Bob"], {})
+        long_names = journal.new_game("ringer", ["Annabelle-Marie", "Bob"], {})
+        journal.finish(long_names, ["Annabelle-Marie"], [12, -3])
+    assert run("history") == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert len(rows) == 10 and not any(line.endswith(" ") for line in [header, *rows])
+    for column in ("GAME", "STATE", "PLAYERS", "WINNERS", "SCORES"):
+        starts = {row[header.index(column) - 1 : header.index(column) + 1] for row in rows}
+        assert all(start[0] == " " and start[1] != " " for start in starts), (column, starts)
+    ids = [row[: len("ID")] for row in rows]
+    assert ids[0] == " 1" and ids[-1] == "10"  # the numbers are aligned right
+    assert rows[-1].endswith("Annabelle-Marie, Bob  Annabelle-Marie  12, -3")
+
+
+def test_history_json_gives_every_game_with_the_keys_its_help_names(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    done, going = played_games()
+    assert run("history", "--json") == 0
+    games = json.loads(capsys.readouterr().out)
+    assert [game["id"] for game in games] == [done, going]
+    keys = {"id", "game", "state", "players", "settings", "started", "finished", "winners",
+            "scores"}  # fmt: skip
+    assert all(set(game) == keys for game in games)
+    finished, unfinished = games
+    assert finished["state"] == "finished" and unfinished["state"] == "unfinished"
+    assert (finished["game"], finished["players"]) == ("ringer", ["Ann", "Bob"])
+    assert (finished["winners"], finished["scores"], finished["settings"]) == (["Bob"], [-2, 3], {})
+    assert finished["started"] <= finished["finished"]
+    assert datetime.fromisoformat(finished["started"]).utcoffset() == timedelta(0)
+    assert (unfinished["finished"], unfinished["winners"], unfinished["scores"]) == (None,) * 3
+    assert unfinished["players"] == ["Cy", "Di", "Ed"]
+    help_text = io.StringIO()
+    with contextlib.redirect_stdout(help_text), pytest.raises(SystemExit):
+        run("history", "--help")
+    documented = re.findall(r"^  (\w+) {2,}", help_text.getvalue().split("--json prints")[1], re.M)
+    assert set(documented) == keys
+
+
+def test_history_json_of_the_same_games_is_the_same(capsys: pytest.CaptureFixture[str]) -> None:
+    played_games()
+    run("history", "--json")
+    first = capsys.readouterr().out
+    run("history", "--json")
+    assert capsys.readouterr().out == first
+
+
+def test_history_json_and_export_are_one_or_the_other(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from popdice.cli import main
+
+    assert main(["history", "--json", "--export", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "not allowed with" in err
 
 
 def test_history_export_writes_the_journal_as_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,6 +141,11 @@ def test_history_export_of_an_unknown_game_is_an_error() -> None:
 def test_history_with_no_games(capsys: pytest.CaptureFixture[str]) -> None:
     assert run("history") == 0
     assert capsys.readouterr().out == "no games yet\n"
+    assert run("history", "--json") == 0
+    assert capsys.readouterr().out == "[]\n"
+    Journal().close()  # a journal, but no game in it
+    assert run("history", "--json") == 0
+    assert capsys.readouterr().out == "[]\n"
 
 
 @pytest.mark.parametrize(

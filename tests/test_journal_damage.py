@@ -3,7 +3,9 @@ error which game (and entry) is damaged, and exits 2; never a traceback."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -67,7 +69,7 @@ def test_an_entry_that_is_not_what_was_written_is_named(
         err = one_error_line(argv, capsys)
         assert "game 1" in err and "entry 3" in err, (argv, err)
     assert main(["history"]) == 0  # the list shows games, not their entries
-    assert "ringer     Ann, Bob: unfinished" in capsys.readouterr().out
+    assert re.search(r"ringer +unfinished +Ann, Bob ", capsys.readouterr().out)
 
 
 @pytest.mark.parametrize(
@@ -123,8 +125,21 @@ def test_other_games_are_listed_beside_a_damaged_one(
     change(played, "UPDATE games SET players = '[' WHERE id = 1")
     assert main(["history"]) == 2
     out, err = capsys.readouterr()
-    assert [line.split()[0] for line in out.splitlines()] == ["2"]
+    assert [line.split()[0] for line in out.splitlines()] == ["ID", "2"]
     assert err.count("\n") == 1 and "game 1" in err and "players" in err
+    assert main(["history", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert [game["id"] for game in json.loads(out)] == [2]
+    assert err.count("\n") == 1 and "game 1" in err and "players" in err
+
+
+def test_history_json_of_only_damaged_games_is_an_empty_list_and_exit_2(
+    played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    change(played, "UPDATE games SET scores = '[\"x\"]' WHERE id = 1")
+    assert main(["history", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out) == [] and err.count("\n") == 1 and "game 1: scores" in err
 
 
 def pages_except(path: Path, kept_tables: tuple[str, ...]) -> Iterator[int]:
@@ -154,7 +169,7 @@ def test_scribbled_pages_of_entries_are_one_line_naming_the_game(
             file.seek(offset)
             file.write(b"\xa5" * 4096)
     assert main(["history"]) == 0
-    assert capsys.readouterr().out.startswith("   1")
+    assert capsys.readouterr().out.splitlines()[1].split()[0] == "1"
     for argv in READERS[1:]:
         err = one_error_line(argv, capsys)
         assert "game 1" in err and "journal" in err, (argv, err)
@@ -194,7 +209,8 @@ def test_history_reads_a_journal_in_a_folder_it_cannot_write(tmp_path: Path) -> 
     env = {**os.environ, "POPDICE_DATA_DIR": str(folder)}
     try:
         for argv, wanted in (
-            (["history"], "Ann, Bob: unfinished"),
+            (["history"], "unfinished  Ann, Bob"),
+            (["history", "--json"], '"players": [\n      "Ann",\n      "Bob"\n    ]'),
             (["history", "--export", "1"], '"game started: Ann, Bob"'),
         ):
             ran = subprocess.run(

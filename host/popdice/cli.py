@@ -11,12 +11,14 @@ from typing import NoReturn
 from . import __version__
 from .arguments import serial_port, whole_number
 from .client import connect
-from .discovery import find_devices, first_of
+from .columns import aligned
+from .discovery import FoundDevice, find_devices, first_of
 from .errors import PopdiceError
 from .fairness import MAX_ROLLS
 from .firmware import KINDS, oldest_micropython
 from .messages import LINE_LIMIT, one_line
 from .popper import ROLL_COUNTS_MAX
+from .status_text import STATUS_HELP, status_lines
 
 EPILOG = """\
 examples:
@@ -59,7 +61,11 @@ def pick_port(port: str | None, kind: str | None) -> str:
     raise PopdiceError(f"no {what} found: plug one in, or start a simulated one with `{start}`")
 
 
+DEVICE_COLUMNS = ("KIND", "DEVICE ID", "FIRMWARE", "PORT", "STATE")
+
+
 def cmd_devices(args: argparse.Namespace) -> int:
+    """Every device found: a table with a header line, or with --json a JSON list."""
     devices = find_devices(real=not args.sim_only, simulated=not args.real_only)
     if args.json:
         print(json.dumps([d.as_dict() for d in devices], indent=2))
@@ -67,30 +73,30 @@ def cmd_devices(args: argparse.Namespace) -> int:
     if not devices:
         print("no devices: plug in a board, or start one with `popdice sim popper`")
         return 0
-    for d in devices:
-        where = f"{d.port} (simulated)" if d.simulated else d.port
-        if d.busy:
-            print(f"{d.kind:9} {d.device_id:16}  busy      {where}: another program has it open")
-        elif d.problem:
-            print(f"?         {'-':16}  {'-':8}  {where}: {d.problem}")
-        else:
-            print(f"{d.kind:9} {d.device_id:16}  fw {d.firmware:5}  {where}")
+    for line in aligned(DEVICE_COLUMNS, [device_row(d) for d in devices]):
+        print(line)
     return 0
 
 
+def device_row(device: FoundDevice) -> list[str]:
+    """A device's cells under ``DEVICE_COLUMNS``: its state is ``ready``, why it is busy, or
+    why it gave no handshake."""
+    port = f"{device.port} (simulated)" if device.simulated else device.port
+    state = device.problem or "ready"
+    return [device.kind, device.device_id, device.firmware, port, state]
+
+
 def cmd_status(args: argparse.Namespace) -> int:
+    """One device's status: readable lines, or with --json its reply as it came."""
     port = pick_port(args.port, args.kind)
     with connect(port) as client:
-        status = client.status()
+        reply = client.status_reply()
         info = client.info
     if args.json:
-        print(json.dumps({"port": port, "device_id": info.device_id, **status.__dict__}, indent=2))
+        print(json.dumps({"port": port, "device_id": info.device_id, **reply}, indent=2))
         return 0
-    print(f"{status.board} {info.device_id} on {port}")
-    print(f"  firmware {status.firmware}, protocol {status.protocol}, session {info.session}")
-    print(f"  up {status.uptime_ms / 1000:.1f} s, heap free {status.heap_free} B")
-    for key, value in {**status.extra, **status.link}.items():
-        print(f"  {key}: {value}")
+    for line in status_lines(reply, info):
+        print(line)
     return 0
 
 
@@ -165,9 +171,15 @@ def build_parser() -> argparse.ArgumentParser:
         "devices",
         help="list PopDice boards and running simulators",
         description="Lists RP2040 boards running MicroPython (USB 2E8A:0005) and running "
-        "simulators, each after a handshake: kind, device id, firmware version, port.",
+        "simulators, each after a handshake, one line each under a header: KIND, DEVICE ID, "
+        "FIRMWARE (its version), PORT (marked (simulated) for a simulator) and STATE (ready, "
+        "busy: another program has the port open, or why no handshake came).",
     )
-    p.add_argument("--json", action="store_true", help="print a JSON list instead")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list instead: kind, device_id, firmware, port, simulated, problem, busy",
+    )
     only = p.add_mutually_exclusive_group()
     only.add_argument("--real-only", action="store_true", help="leave out simulators")
     only.add_argument("--sim-only", action="store_true", help="leave out real boards")
@@ -175,13 +187,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "status",
-        help="a device's health: uptime, heap, link counters",
+        help="a device's health: uptime, heap, link counters, the board's sensors",
         description="Asks one device for its status. Without --port, the first device of "
-        "--kind is used (real boards first, then simulators).",
+        "--kind is used (real boards first, then simulators). " + STATUS_HELP,
     )
     p.add_argument("--port", type=serial_port, help="serial port or pyserial URL")
     p.add_argument("--kind", choices=KINDS, help="which kind of device to look for")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--json", action="store_true", help="print the device's reply as JSON, as it came"
+    )
     p.set_defaults(run=cmd_status)
 
     p = sub.add_parser(

@@ -76,7 +76,14 @@ class DeviceClient:
         return self.link.info
 
     def status(self) -> Status:
-        return Status.from_reply(self.link.call("status"))
+        """The device's health, typed (``status_reply`` gives the reply as it came)."""
+        return Status.from_reply(self.status_reply())
+
+    def status_reply(self) -> dict[str, Any]:
+        """The ``status`` command's reply as the device sent it: the fields of docs/link.md,
+        whose ``link`` holds only the counters that are not 0, and the board's own
+        (docs/popper.md, docs/handheld.md)."""
+        return self.link.call("status")
 
     def echo(self, **values: Any) -> dict[str, Any]:
         """Sends ``values`` and gets them back: a round trip through the firmware."""
@@ -98,10 +105,29 @@ class DeviceClient:
         return reply
 
     def next_event(self, timeout: float | None = None) -> Notice | None:
+        """The next event or notice, in order and once each, waiting at most ``timeout``
+        seconds for it (``None``: as long as it takes).
+
+        Returns an ``Event`` (``.kind``, ``.data``: a pop, a button...), an ``EventGap``
+        (events the device's outbox lost) or a ``DeviceReboot`` notice. Returns ``None``
+        when ``timeout`` seconds pass and nothing came: that is no error, the device is
+        still there and nothing is lost; call again to go on waiting. Raises
+        ``DeviceDisconnected`` when the device has gone away. A loop that handles every
+        event until the program stops::
+
+            while True:
+                item = client.next_event(timeout=1.0)
+                if item is None:
+                    continue  # a quiet second: nothing came; do other work here
+                handle(item)
+
+        ``events(timeout)`` is the loop that stops at the first quiet ``timeout``.
+        """
         return self.link.next_event(timeout)
 
     def events(self, timeout: float | None = None) -> Iterator[Notice]:
-        """Events and notices as they come, until ``timeout`` seconds pass without one."""
+        """Events and notices as they come, until ``timeout`` seconds pass without one
+        (where ``next_event`` returns ``None``)."""
         while (item := self.link.next_event(timeout)) is not None:
             yield item
 

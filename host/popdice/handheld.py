@@ -223,7 +223,7 @@ class Handheld(DeviceClient):
     def status(self) -> HandheldStatus:
         """Health, battery, display and the current roll; an unrevealed roll's commitment
         is recorded, so a client that connected after the roll can still check its reveal."""
-        status = HandheldStatus.from_reply(self.link.call("status"))
+        status = HandheldStatus.from_reply(self.status_reply())
         if status.roll is not None and not status.revealed:
             self.commitments.record(status.roll)
         return status
@@ -255,8 +255,9 @@ class Handheld(DeviceClient):
         return {k: int(v) for k, v in reply.items()}
 
     def next_event(self, timeout: float | None = None) -> Notice | None:
-        """The next event, typed: a reveal is checked first (``CommitmentMismatch``,
-        ``UnknownRoll``)."""
+        """``DeviceClient.next_event``, typed: ``SecretRollEvent``, ``RevealEvent`` (checked
+        first: ``CommitmentMismatch``, ``UnknownRoll``) or ``BatteryEvent``; ``None`` when
+        ``timeout`` seconds pass and nothing came (call again to go on waiting)."""
         item = super().next_event(timeout)
         if not isinstance(item, Event):
             return item

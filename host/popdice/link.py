@@ -205,7 +205,9 @@ class Link:
         return value if isinstance(value, dict) else {"value": value}
 
     def next_event(self, timeout: float | None = None) -> Notice | None:
-        """The next event or notice, waiting up to ``timeout`` seconds; None if none came."""
+        """The next event or notice, waiting up to ``timeout`` seconds (``None``: for ever);
+        ``None`` if none came in that time (the link is fine: call again to go on waiting).
+        Raises ``DeviceDisconnected`` once the port is gone and every event is read."""
         try:
             item = self._events.get(timeout=timeout)
         except queue.Empty:

@@ -12,6 +12,7 @@ import sys
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
+from ..columns import aligned
 from ..errors import JournalError, PopdiceError
 from ..games.fields import shown
 from .journal import JOURNAL_FILE, MAX_GAME_ID, GameRecord, Journal, data_dir
@@ -30,6 +31,35 @@ examples:
 keys at the table: F1 help (every command, with examples) · F2 press the dome ·
 F3 ROLL and F4 REVEAL on the handheld · F5 knock the table · Ctrl+Q quit
 """
+
+HISTORY_DESCRIPTION = """\
+Lists the games in the table's journal, oldest first, one line each under a header:
+ID (the GAME_ID for --export), STARTED (UTC), GAME, STATE (finished or unfinished),
+PLAYERS (in seat order), WINNERS and SCORES (in seat order; - until the game ends).
+A damaged game is left out and named in one line on standard error (exit code 2).
+Only reads the journal, so a folder it cannot write will do.
+"""
+
+HISTORY_EPILOG = """\
+--json prints one JSON array, oldest game first, each game an object with the keys:
+  id        the game's number (GAME_ID for --export)
+  game      ringer, popalotsy or lowdown
+  state     "finished" or "unfinished"
+  players   the players' names in seat order
+  settings  the rule settings changed from the defaults (--rule): an object, often {}
+  started   when the game started: ISO 8601 in UTC, e.g. "2025-11-26T09:17:57.123+00:00"
+  finished  when it ended, the same way; null while unfinished
+  winners   the winners' names (more than one: a tie); null while unfinished
+  scores    the final scores in seat order; null while unfinished
+--export GAME_ID prints the same object of one game, without state, with its entries.
+
+examples:
+  popdice history                      the games, one line each
+  popdice history --json               the same as JSON
+  popdice history --export 3           game 3's whole journal
+"""
+
+HISTORY_COLUMNS = ("ID", "STARTED (UTC)", "GAME", "STATE", "PLAYERS", "WINNERS", "SCORES")
 
 HANDHELD_GAMES = ("lowdown",)
 """The games with secret dice: the table opens the handheld too."""
@@ -61,9 +91,17 @@ def add_parser(subparsers: Any) -> None:
 
     p = subparsers.add_parser(
         "history",
-        help="past table games: players, winners, scores; --export writes one as JSON",
+        help="past table games: players, winners, scores (--json: as JSON); --export "
+        "writes one's journal as JSON",
+        description=HISTORY_DESCRIPTION,
+        epilog=HISTORY_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
+    shown_as = p.add_mutually_exclusive_group()
+    shown_as.add_argument(
+        "--json", action="store_true", help="print the list as one JSON array (keys below)"
+    )
+    shown_as.add_argument(
         "--export", type=game_number, metavar="GAME_ID", help="print that game's journal"
     )
     p.set_defaults(run=run_history)
@@ -118,39 +156,69 @@ def rule_settings(game: str, rules: list[str]) -> dict[str, Any]:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    """The games, one line each (a damaged one: one line on standard error, and exit 2), or
-    one game's journal as JSON. Reads the journal only, so a read-only folder will do."""
+    """The games as aligned lines or as JSON (a damaged one: one line on standard error,
+    and exit 2), or one game's journal as JSON. Reads the journal only, so a read-only
+    folder will do."""
     path = data_dir() / JOURNAL_FILE
     if not path.exists():
         if args.export is not None:
             raise PopdiceError(f"no game {args.export}: there is no journal {path} yet")
-        print("no games yet")
+        show_games([], damaged=0, as_json=args.json)
         return 0
     with Journal(path, read_only=True) as journal:
         if args.export is not None:
             print(json.dumps(journal.export(args.export), indent=2), flush=True)
             return 0
-        listed = damaged = 0
-        for game_id in journal.game_ids():
-            try:
-                print(history_line(journal.game(game_id)))
-                listed += 1
-            except JournalError as error:
-                print(f"error: {error}", file=sys.stderr)
-                damaged += 1
-    if not listed + damaged:
-        print("no games yet")
+        games, damaged = sound_games(journal)
+    show_games(games, damaged=damaged, as_json=args.json)
     return 2 if damaged else 0
 
 
-def history_line(game: GameRecord) -> str:
+def sound_games(journal: Journal) -> tuple[list[GameRecord], int]:
+    """Every game whose record reads back whole, and how many did not: each of those is
+    named in one line on standard error."""
+    games: list[GameRecord] = []
+    damaged = 0
+    for game_id in journal.game_ids():
+        try:
+            games.append(journal.game(game_id))
+        except JournalError as error:
+            print(f"error: {error}", file=sys.stderr)
+            damaged += 1
+    return games, damaged
+
+
+def show_games(games: list[GameRecord], *, damaged: int, as_json: bool) -> None:
+    """Prints ``games`` as one JSON array, or as a table with a header line (or says there
+    are none, unless some were ``damaged``)."""
+    if as_json:
+        print(json.dumps([history_item(game) for game in games], indent=2))
+    elif games:
+        rows = [history_row(game) for game in games]
+        for line in aligned(HISTORY_COLUMNS, rows, right={0}):
+            print(line)
+    elif not damaged:
+        print("no games yet")
+
+
+def history_item(game: GameRecord) -> dict[str, Any]:
+    """A game as ``history --json`` gives it: the keys ``HISTORY_EPILOG`` lists."""
+    return {**game.as_dict(), "state": game_state(game)}
+
+
+def game_state(game: GameRecord) -> str:
+    """``finished`` once the game has an end time, else ``unfinished``."""
+    return "unfinished" if game.finished is None else "finished"
+
+
+def history_row(game: GameRecord) -> list[str]:
+    """A game's cells under ``HISTORY_COLUMNS``; an unfinished game has no winners and
+    scores yet (``-``)."""
+    started = game.started[:16].replace("T", " ")
+    winners = "-" if game.winners is None else ", ".join(game.winners)
+    scores = "-" if game.scores is None else ", ".join(str(score) for score in game.scores)
     players = ", ".join(game.players)
-    if game.finished is None:
-        outcome = "unfinished"
-    else:
-        scores = " ".join(str(score) for score in game.scores or ())
-        outcome = f"won by {', '.join(game.winners or ()) or 'nobody'}; scores {scores}"
-    return f"{game.id:>4}  {game.started[:16]}  {game.game:<10} {players}: {outcome}"
+    return [str(game.id), started, game.game, game_state(game), players, winners, scores]
 
 
 def run_table(args: argparse.Namespace) -> int:
