@@ -18,7 +18,7 @@ PYTEST_ARGS ?=
 PYTEST_WORKERS ?= 3
 RP2040_WORKERS ?= 2
 
-.PHONY: all demo test lint typecheck compile pytest pytest-rp2040 bench clean venv
+.PHONY: all demo test lint typecheck compile pytest pytest-rp2040 bench pictures clean venv
 
 all: test
 
@@ -67,6 +67,11 @@ pytest-rp2040: $(READY)
 
 bench: $(READY)
 	$(BIN)/python bench/link.py
+
+# The README's pictures in docs/images/, drawn by the project's own code (simulated boards, the
+# firmware's dice and detector, the table app); tests/test_pictures.py fails when one is stale.
+pictures: $(READY)
+	$(BIN)/python -m popdice.pictures --out docs/images
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info host/*.egg-info .pytest_cache .ruff_cache

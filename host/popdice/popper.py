@@ -150,6 +150,10 @@ class Popper(DeviceClient):
     def mode(self) -> str:
         return str(self.link.call("mode")["mode"])
 
+    def modes(self) -> list[str]:
+        """Every game mode the firmware has, in the order its mode button steps through."""
+        return [str(mode) for mode in self.link.call("mode")["modes"]]
+
     def set_mode(self, mode: str) -> str:
         """Switches the game mode (popalotsy, lowdown, ringer); a ``mode`` event follows."""
         return str(self.link.call("mode", {"mode": mode})["mode"])

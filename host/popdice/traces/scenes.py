@@ -4,7 +4,8 @@ and read through a LIS3DH (``sensor.py``).
 ``trace(kind, seed, seconds)`` is deterministic: the same arguments give the same trace (on
 another platform's maths library a rare sample may differ by a 4 mg step). A trace opens with
 a second of the unit resting, so a detector can settle. ``press_trace`` and ``knock_trace``
-give one event on an upright unit at exactly 400 Hz, for the simulated LIS3DH.
+and ``carry_trace`` give one event on an upright unit at exactly 400 Hz, for the simulated
+LIS3DH.
 
 Kinds with presses (labelled with each press's onset):
 - ``presses``: single presses, 1-5 s after the last one's release (one per turn);
@@ -250,3 +251,14 @@ def knock_trace(
         s.knock(onset_ms, peak_g)
 
     return _one_event(seed, seconds, "knock", knock)
+
+
+def carry_trace(seed: int = 0, onset_ms: float = 800.0, seconds: float = 6.0) -> Trace:
+    """The unit beside ``press_trace``'s picked up, held or carried for 0.5-8 s and put down
+    at a new heading (``physics.handle``); a trace that ends first cuts the carry short."""
+
+    def carry(s: _Session) -> None:
+        s.note(onset_ms, "pick up")
+        s.note(physics.handle(s.motion, s.rng, onset_ms), "put down")
+
+    return _one_event(seed, seconds, "carry", carry)

@@ -1,0 +1,89 @@
+"""``make pictures`` (``python -m popdice.pictures``): the pictures in docs/images/ are the ones
+the project's code draws today, the README and docs show every one of them, and ``--check``
+names what is stale or missing."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from popdice.pictures import catalog, detector_plot, led_dice, table_screenshot
+from popdice.pictures.__main__ import main
+from popdice.traces import scenes
+
+ROOT = Path(__file__).resolve().parent.parent
+IMAGES = ROOT / "docs" / "images"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.mark.parametrize("kind", catalog.KINDS)
+def test_the_pictures_in_docs_are_the_ones_drawn_today(kind: str) -> None:
+    files = catalog.draw([kind])
+    assert files
+    problems = catalog.out_of_date(IMAGES, files)
+    assert not problems, "; ".join(problems) + ": run `make pictures`"
+
+
+def test_the_readme_and_docs_show_every_picture() -> None:
+    pages = (ROOT / "README.md").read_text(encoding="utf-8") + "".join(
+        page.read_text(encoding="utf-8") for page in sorted((ROOT / "docs").glob("*.md"))
+    )
+    drawn = {path.name for path in IMAGES.iterdir() if not path.name.startswith(".")}
+    shown = set(re.findall(r"images/([\w.-]+\.(?:svg|png))", pages))
+    assert drawn <= shown, f"not shown anywhere: {sorted(drawn - shown)}"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in ("popper-leds.svg", "fairness.svg", "detector.svg", "table-lowdown.svg"):
+        assert f"docs/images/{name}" in readme
+
+
+def test_check_names_a_stale_and_a_missing_picture_and_writing_mends_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = ["--out", str(tmp_path), "--only", "wiring"]
+    assert main(out) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "wiring-handheld.svg",
+        "wiring-popper.svg",
+    ]
+    assert main([*out, "--check"]) == 0
+    (tmp_path / "wiring-popper.svg").write_text("<svg/>")
+    (tmp_path / "wiring-handheld.svg").unlink()
+    capsys.readouterr()
+    assert main([*out, "--check"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        f"missing: {tmp_path / 'wiring-handheld.svg'}",
+        f"stale: {tmp_path / 'wiring-popper.svg'}",
+        "2 of 2 pictures out of date: run `make pictures`",
+    ]
+    assert main(out) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"2 pictures in {tmp_path}, 2 changed"
+    assert main([*out, "--check"]) == 0
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_the_led_picture_shows_every_pixel_of_the_frames_it_was_given() -> None:
+    white, dark = (96, 96, 96), (0, 0, 0)
+    frame = [white] * 9 + [dark] * 36
+    svg = ET.fromstring(led_dice.draw(96, {"ringer": frame}))
+    fills = [c.get("fill") for c in svg.iter(f"{SVG}circle") if c.get("opacity") is None]
+    assert len(fills) == 45
+    assert fills[:9] == ["#ffffff"] * 9 and set(fills[9:]) == {led_dice.UNLIT}
+    assert led_dice.full_brightness((96, 27, 0), 96) == (255, 71, 0)
+
+
+def test_the_detector_plot_marks_the_press_and_not_the_knock() -> None:
+    press = detector_plot.run_detector(scenes.press_trace(seed=1))
+    knock = detector_plot.run_detector(scenes.knock_trace(seed=4))
+    assert [s.decision for s in press if s.decision] == ["press", "release"]
+    assert "press" not in [s.decision for s in knock]
+    assert {s.state for s in press} == set(range(len(detector_plot.STATE_NAMES)))
+
+
+def test_the_table_screenshot_names_its_styles_the_same_every_time() -> None:
+    svg = (IMAGES / table_screenshot.FILE).read_text(encoding="utf-8")
+    assert "terminal-" not in svg and table_screenshot.STYLE_PREFIX in svg
+    assert "refused: gy 1,2 does not take green (wrong_color)" in svg.replace("&#160;", " ")
