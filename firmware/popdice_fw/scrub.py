@@ -15,21 +15,23 @@ _SMALLEST = const(16)  # one GC block on a Pico
 
 
 def free_heap():
-    """Overwrites every free block of the heap with zeros; returns the bytes overwritten."""
+    """Overwrites every free block of the heap with zeros; returns the bytes overwritten.
+
+    What is allocated is held in a chain of two-item tuples, never in a list: a list grows
+    by reallocation, which on a fragmented heap fails long before the small free blocks are
+    used up, and left some of them (with a nonce's text in one) as they were.
+    """
     gc.collect()
-    held = []
+    held = None
     overwritten = 0
     size = gc.mem_free()
     while size >= _SMALLEST:
         try:
             chunk = bytearray(size)
-        except MemoryError:
+            held = (chunk, held)
+        except MemoryError:  # nothing this size is left (a chunk without a link was zeroed)
             size //= 2
             continue
-        try:
-            held.append(chunk)
-        except MemoryError:
-            break
         overwritten += size
     held = None
     gc.collect()

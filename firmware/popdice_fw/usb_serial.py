@@ -40,7 +40,7 @@ class UsbSerial:
         size = len(buf)
         one = self._byte
         ipoll = self._poll.ipoll
-        readinto = self._in.readinto
+        readinto = self._in.readinto  # pyright: ignore[reportAttributeAccessIssue]
         while n < size:
             ready = 0
             for entry in ipoll(0):
