@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from scripted_device import ScriptedDevice
 
 import popdice
 from popdice.link import COMPLAINTS_KEPT, DeviceReboot, Event, EventGap, Link
+from popdice_fw import codec
 
 
 @pytest.fixture
@@ -97,6 +100,18 @@ def test_events_in_order_once_with_duplicates_dropped(link, device):
     assert link.next_event(0.1) is None
     device.wait_for(lambda m: m.get("t") == "ack" and m["e"] == 3)
     assert link.stats.duplicate_events == 2
+
+
+def test_events_that_arrive_in_one_read_are_acknowledged_once(link, device):
+    burst = b"".join(
+        codec.encode({"t": "evt", "d": device.session, "e": e, "lo": 1, "k": "tick", "v": {}})
+        for e in range(1, 9)
+    )
+    os.write(device._master, burst)  # one write: the host reads the eight frames together
+    assert all(isinstance(link.next_event(1), Event) for _ in range(8))
+    device.wait_for(lambda m: m.get("t") == "ack" and m["e"] == 8)
+    acks = [m["e"] for m in device.received if m.get("t") == "ack"]
+    assert acks[-1] == 8 and len(acks) < 8, acks
 
 
 def test_an_event_out_of_order_waits_for_the_missing_one(link, device):

@@ -150,6 +150,7 @@ class Link:
         self._known_session: str | None = None
         self._next_seq = 1
         self._last_event = 0
+        self._ack_due: str | None = None  # the session whose events this read acknowledges
         self._pending: _Pending | None = None
         self._hello_nonce: str | None = None
         self._hello_done = threading.Event()
@@ -385,6 +386,9 @@ class Link:
     # -- frames in -----------------------------------------------------------------
 
     def _on_bytes(self, data: bytes) -> None:
+        """Handles the frames in one read; the events among them are acknowledged once, at
+        the end (acknowledgements are cumulative): a device sending a burst reads and
+        decodes one acknowledgement for each read of the host's, not one per event."""
         for item in self._deframer.feed(data):
             with self._lock:
                 if isinstance(item, codec.FrameError):
@@ -393,6 +397,10 @@ class Link:
                 else:
                     self.transcript.append((time.monotonic(), "rx", item))
                     self._on_message(item)
+        with self._lock:
+            session, self._ack_due = self._ack_due, None
+        if session is not None:
+            self._ack(session)
 
     def _on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("t")
@@ -440,7 +448,7 @@ class Link:
         expected = self._last_event + 1
         if seq < expected:
             self.stats.duplicate_events += 1
-            self._ack(session)
+            self._ack_due = session
             return
         if low > expected:
             self.stats.lost_events += low - expected
@@ -456,7 +464,7 @@ class Link:
         self._events.put(
             Event(str(message.get("k")), data if isinstance(data, dict) else {}, seq, session)
         )
-        self._ack(session)
+        self._ack_due = session
 
     def _ack(self, session: str) -> None:
         message = {"t": "ack", "d": session, "e": self._last_event}
