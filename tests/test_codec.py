@@ -6,9 +6,9 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from upy import cobs_reference
 
 from popdice_fw import codec
-from upy import cobs_reference
 
 V = json.loads((Path(__file__).parent / "vectors" / "frames.json").read_text())
 
