@@ -18,7 +18,7 @@ PYTEST_ARGS ?=
 PYTEST_WORKERS ?= 3
 RP2040_WORKERS ?= 2
 
-.PHONY: all demo test lint typecheck compile pytest pytest-rp2040 bench pictures clean venv
+.PHONY: all demo test lint typecheck compile pytest pytest-rp2040 bench bench-cli pictures clean venv
 
 all: test
 
@@ -67,6 +67,10 @@ pytest-rp2040: $(READY)
 
 bench: $(READY)
 	$(BIN)/python bench/link.py
+
+# How long `popdice --help`, `check ringer` and `status` take, and closing a client (issue 14).
+bench-cli: $(READY)
+	$(BIN)/python bench/cli.py
 
 # The README's pictures in docs/images/, drawn by the project's own code (simulated boards, the
 # firmware's dice and detector, the table app); tests/test_pictures.py fails when one is stale.

@@ -12,8 +12,8 @@ import pytest
 from test_device_link import mpremote_exec
 
 import popdice
-from popdice.cli import DEVICE_COLUMNS
 from popdice.client import LINK_COUNTERS
+from popdice.device_cli import DEVICE_COLUMNS
 from popdice.firmware import FIRMWARE_DIR, flash_files
 from popdice.sim.supervisor import SimulatedPico
 from popdice_fw import PROTOCOL, VERSION

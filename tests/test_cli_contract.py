@@ -213,12 +213,12 @@ def test_empty_values_are_called_empty(files, capsys) -> None:
 
 
 def test_bounds_are_stated_and_checked_before_any_device(files, capsys, monkeypatch) -> None:
-    from popdice import cli
+    from popdice import device_cli
 
     def no_device(*_args: object) -> str:
         raise AssertionError("a device was looked for")
 
-    monkeypatch.setattr(cli, "pick_port", no_device)
+    monkeypatch.setattr(device_cli, "pick_port", no_device)
     for argv, words in (
         (["fairness", "--batch", "0"], "from 1 to 20,000, not '0'"),
         (["fairness", "--batch", "-1"], "from 1 to 20,000, not '-1'"),

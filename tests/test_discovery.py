@@ -117,7 +117,7 @@ def test_devices_are_a_table_under_a_header_and_their_json_is_as_it_was(monkeypa
             "handheld", "00000000000000bb", "?", "/tmp/tty-h", True, discovery.BUSY, busy=True
         ),
     ]
-    monkeypatch.setattr("popdice.cli.find_devices", lambda **_: found)
+    monkeypatch.setattr("popdice.device_cli.find_devices", lambda **_: found)
     assert main(["devices"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "KIND      DEVICE ID         FIRMWARE  PORT                    STATE",

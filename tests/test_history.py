@@ -18,7 +18,7 @@ import pytest
 from table_support import FakePopper
 
 from popdice.errors import PopdiceError
-from popdice.table.cli import HISTORY_COLUMNS, add_parser
+from popdice.table.cli import HISTORY_COLUMNS, add_history_arguments, add_table_arguments
 from popdice.table.journal import Journal
 from popdice.table.session import TableSession
 
@@ -31,7 +31,9 @@ def data_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def run(*argv: str) -> int:
     parser = argparse.ArgumentParser(prog="popdice")
-    add_parser(parser.add_subparsers(dest="command", required=True))
+    commands = parser.add_subparsers(dest="command", required=True)
+    add_table_arguments(commands.add_parser("table"))
+    add_history_arguments(commands.add_parser("history"))
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -349,7 +349,7 @@ CLI = (
     "import argparse, sys\n"
     "from popdice.sim import cli\n"
     "parser = argparse.ArgumentParser()\n"
-    "cli.add_parser(parser.add_subparsers())\n"
+    "cli.add_arguments(parser.add_subparsers().add_parser('sim'))\n"
     "sys.exit(cli.run(parser.parse_args(sys.argv[1:])))\n"
 )
 

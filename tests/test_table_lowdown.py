@@ -17,7 +17,7 @@ from textual.widgets import RichLog, Static
 
 from popdice.handheld import CommitmentMismatch, Reveal
 from popdice.table.app import TableApp
-from popdice.table.cli import add_parser
+from popdice.table.cli import add_table_arguments
 from popdice.table.commands import parse
 from popdice.table.journal import Journal
 from popdice.table.lowdown_table import LowdownTable
@@ -486,7 +486,7 @@ def test_the_table_command_opens_the_popper_and_the_handheld(
     monkeypatch.setattr("popdice.discovery.find_port", lambda *args, **kwargs: None)
     monkeypatch.setattr("popdice.table.cli.has_terminal", lambda: True)
     parser = argparse.ArgumentParser(prog="popdice")
-    add_parser(parser.add_subparsers(dest="command", required=True))
+    add_table_arguments(parser.add_subparsers(dest="command").add_parser("table"))
 
     def run(*argv: str) -> int:
         args = parser.parse_args(argv)

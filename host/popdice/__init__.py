@@ -1,27 +1,48 @@
-"""PopDice on the laptop: talks to the popper and the handheld over USB serial."""
+"""PopDice on the laptop: talks to the popper and the handheld over USB serial.
 
-from .client import DeviceClient, Status, connect
-from .errors import (
-    BadArguments,
-    CommandsOutOfStep,
-    DeviceBusy,
-    DeviceDisconnected,
-    DeviceError,
-    DeviceRestarted,
-    DeviceTimeout,
-    HandshakeFailed,
-    LinkError,
-    PopdiceError,
-    PortBusy,
-    ProtocolMismatch,
-    RequestTooLong,
-    UnknownCommand,
-)
-from .handheld import CommitmentMismatch, Handheld, Reveal, SecretRoll
-from .link import DeviceInfo, DeviceReboot, Event, EventGap, Link
-from .popper import Popper
+The names below are imported on first use (``popdice.connect`` loads the client then), so
+``import popdice`` costs next to nothing and a command such as ``popdice --help`` loads
+only what it needs.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+TYPE_CHECKING = False  # as typing's, without importing typing, which this package does not need
 
 __version__ = "0.1.0"
+
+# Each public name and the module that defines it.
+_HOMES = {
+    "DeviceClient": "client",
+    "Status": "client",
+    "connect": "client",
+    "BadArguments": "errors",
+    "CommandsOutOfStep": "errors",
+    "DeviceBusy": "errors",
+    "DeviceDisconnected": "errors",
+    "DeviceError": "errors",
+    "DeviceRestarted": "errors",
+    "DeviceTimeout": "errors",
+    "HandshakeFailed": "errors",
+    "LinkError": "errors",
+    "PopdiceError": "errors",
+    "PortBusy": "errors",
+    "ProtocolMismatch": "errors",
+    "RequestTooLong": "errors",
+    "UnknownCommand": "errors",
+    "CommitmentMismatch": "handheld",
+    "Handheld": "handheld",
+    "Reveal": "handheld",
+    "SecretRoll": "handheld",
+    "DeviceInfo": "link",
+    "DeviceReboot": "link",
+    "Event": "link",
+    "EventGap": "link",
+    "Link": "link",
+    "Popper": "popper",
+}
 
 __all__ = [
     "BadArguments",
@@ -53,3 +74,39 @@ __all__ = [
     "__version__",
     "connect",
 ]
+
+if TYPE_CHECKING:
+    from .client import DeviceClient, Status, connect
+    from .errors import (
+        BadArguments,
+        CommandsOutOfStep,
+        DeviceBusy,
+        DeviceDisconnected,
+        DeviceError,
+        DeviceRestarted,
+        DeviceTimeout,
+        HandshakeFailed,
+        LinkError,
+        PopdiceError,
+        PortBusy,
+        ProtocolMismatch,
+        RequestTooLong,
+        UnknownCommand,
+    )
+    from .handheld import CommitmentMismatch, Handheld, Reveal, SecretRoll
+    from .link import DeviceInfo, DeviceReboot, Event, EventGap, Link
+    from .popper import Popper
+
+
+def __getattr__(name: str) -> object:
+    """A public name, imported from its module the first time it is asked for."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value  # the next look-up does not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -1,24 +1,26 @@
-"""The `popdice` command: one subcommand per job, each with --help that teaches it."""
+"""The `popdice` command: one subcommand per job, each with --help that teaches it.
+
+The top-level parser is built from ``SUBCOMMANDS``: each subcommand's name, its line in
+`popdice --help` and the function that adds its arguments. That function's module is
+imported only when the subcommand is chosen (or its --help asked for), so `popdice --help`
+loads no simulator, engine or table, and `popdice check ringer` only the rule check. Each
+subcommand sets ``run``, the function that does its work and returns the exit code.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from typing import NoReturn
+from importlib import import_module
 
 from . import __version__
-from .arguments import serial_port, whole_number
-from .client import connect
-from .columns import aligned
-from .discovery import FoundDevice, find_devices, first_of
 from .errors import PopdiceError
-from .fairness import MAX_ROLLS
-from .firmware import KINDS, oldest_micropython
 from .messages import LINE_LIMIT, one_line
-from .popper import ROLL_COUNTS_MAX
-from .status_text import STATUS_HELP, status_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: `popdice --help` needs none of it
+    from typing import Any, NoReturn
 
 EPILOG = """\
 examples:
@@ -44,106 +46,96 @@ examples:
 """
 
 
-def pick_port(port: str | None, kind: str | None) -> str:
-    """``port`` if given, else the first device of ``kind`` (real boards first)."""
-    if port is not None:
-        return port
-    devices = find_devices()
-    for wanted in [kind] if kind else list(KINDS):
-        found = first_of(devices, wanted)
-        if found:
-            return found
-    what = kind or "PopDice device"
-    busy = [d.port for d in devices if d.busy and (kind is None or d.kind in (kind, "?"))]
-    if busy:
-        raise PopdiceError(f"no free {what}: {busy[0]} is busy (another program has it open)")
-    start = f"popdice sim {kind or 'popper'}"
-    raise PopdiceError(f"no {what} found: plug one in, or start a simulated one with `{start}`")
-
-
-DEVICE_COLUMNS = ("KIND", "DEVICE ID", "FIRMWARE", "PORT", "STATE")
-
-
-def cmd_devices(args: argparse.Namespace) -> int:
-    """Every device found: a table with a header line, or with --json a JSON list."""
-    devices = find_devices(real=not args.sim_only, simulated=not args.real_only)
-    if args.json:
-        print(json.dumps([d.as_dict() for d in devices], indent=2))
-        return 0
-    if not devices:
-        print("no devices: plug in a board, or start one with `popdice sim popper`")
-        return 0
-    for line in aligned(DEVICE_COLUMNS, [device_row(d) for d in devices]):
-        print(line)
-    return 0
-
-
-def device_row(device: FoundDevice) -> list[str]:
-    """A device's cells under ``DEVICE_COLUMNS``: its state is ``ready``, why it is busy, or
-    why it gave no handshake."""
-    port = f"{device.port} (simulated)" if device.simulated else device.port
-    state = device.problem or "ready"
-    return [device.kind, device.device_id, device.firmware, port, state]
-
-
-def cmd_status(args: argparse.Namespace) -> int:
-    """One device's status: readable lines, or with --json its reply as it came."""
-    port = pick_port(args.port, args.kind)
-    with connect(port) as client:
-        reply = client.status_reply()
-        info = client.info
-    if args.json:
-        print(json.dumps({"port": port, "device_id": info.device_id, **reply}, indent=2))
-        return 0
-    for line in status_lines(reply, info):
-        print(line)
-    return 0
-
-
-def cmd_flash(args: argparse.Namespace) -> int:
-    from .flash import flash
-    from .progress import ProgressBar
-
-    info = flash(
-        args.port,
-        args.board,
-        compile_mpy=not args.source,
-        progress=ProgressBar(f"flashing {args.board}"),
-    )
-    print(f"flashed: {info.board} {info.device_id}, firmware {info.firmware} on {args.port}")
-    return 0
-
-
-def cmd_fairness(args: argparse.Namespace) -> int:
-    from .fairness import format_report, run_fairness
-    from .popper import Popper
-    from .progress import ProgressBar
-
-    port = pick_port(args.port, "popper")
-    with connect(port) as client:
-        if not isinstance(client, Popper):
-            raise PopdiceError(f"{port} is a {client.info.board}, not a popper")
-        where = f"popper {client.info.device_id} ({port})"
-        mode, tests = run_fairness(
-            client, args.rolls, args.mode, args.batch, ProgressBar("rolling")
-        )
-    if args.json:
-        print(json.dumps({"mode": mode, "rolls": args.rolls, "dice": [t.__dict__ for t in tests]}))
-    else:
-        print(format_report(mode, args.rolls, tests, where))
-    return 0
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import check_table_players, run_demo, run_table_demo
-    from .table.cli import has_terminal
-
-    if args.table != "none":
-        check_table_players(args.table, args.players)
-    status = run_demo(real=not args.sim)
-    if status != 0 or args.table == "none":
-        return status
-    return run_table_demo(args.table, args.players, interactive=has_terminal())
+# Each subcommand: its name, its line in `popdice --help`, and "module:function", the
+# function that gives its parser a description and arguments and sets ``run``.
+SUBCOMMANDS = (
+    (
+        "devices",
+        "list PopDice boards and running simulators",
+        "popdice.device_cli:add_devices_arguments",
+    ),
+    (
+        "status",
+        "a device's health: uptime, heap, link counters, the board's sensors",
+        "popdice.device_cli:add_status_arguments",
+    ),
+    (
+        "flash",
+        "put the firmware on a board with mpremote",
+        "popdice.device_cli:add_flash_arguments",
+    ),
+    (
+        "fairness",
+        "roll the popper many times and test every die with chi-squared",
+        "popdice.device_cli:add_fairness_arguments",
+    ),
+    (
+        "demo",
+        "show the devices working, then play a game at the table",
+        "popdice.device_cli:add_demo_arguments",
+    ),
+    (
+        "sim",
+        "run a simulated popper or handheld (unix port, or --rp2040 for an emulated Pico)",
+        "popdice.sim.cli:add_arguments",
+    ),
+    (
+        "uf2",
+        "write one UF2 image (MicroPython and the firmware) to drag onto a Pico",
+        "popdice.rp2040.cli:add_arguments",
+    ),
+    (
+        "wiring",
+        "what goes to which pin of a board's Pico: a table, or a diagram (SVG)",
+        "popdice.wiring.cli:add_arguments",
+    ),
+    (
+        "check",
+        "judge a Popalotsy race, Ringer plays or a Lowdown move (JSON in, JSON out)",
+        "popdice.games.cli:add_check_arguments",
+    ),
+    (
+        "score",
+        "score Lowdown boards (JSON in, JSON out)",
+        "popdice.games.cli:add_score_arguments",
+    ),
+    (
+        "simulate",
+        "play many games with bots and sum them up",
+        "popdice.games.cli:add_simulate_arguments",
+    ),
+    (
+        "table",
+        "play a game at the table with the popper, scored live on the laptop",
+        "popdice.table.cli:add_table_arguments",
+    ),
+    (
+        "history",
+        "past table games: players, winners, scores (--json: as JSON); --export writes "
+        "one's journal as JSON",
+        "popdice.table.cli:add_history_arguments",
+    ),
+    (
+        "detect",
+        "run the firmware's press detector over an accelerometer trace",
+        "popdice.traces.cli:add_arguments",
+    ),
+    (
+        "record",
+        "record the popper's accelerometer, with the presses labelled",
+        "popdice.traces.record_cli:add_arguments",
+    ),
+    (
+        "tune",
+        "fit the press detector to labelled recordings of a unit",
+        "popdice.traces.tune_cli:add_arguments",
+    ),
+    (
+        "calibrate",
+        "fit the press detector to this popper at its table",
+        "popdice.traces.calibrate_cli:add_arguments",
+    ),
+)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -156,7 +148,43 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, one_line(f"error: {self.prog}: {first}", LINE_LIMIT - len(tail)) + tail + "\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class SubcommandParser(OneLineParser):
+    """A subcommand's parser that gets its arguments, from the function ``arguments``
+    names ("module:function"), the first time it parses or shows its help."""
+
+    def __init__(self, *, arguments: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.arguments = arguments
+        self.has_arguments = False
+
+    def add_arguments(self) -> None:
+        """Imports the subcommand's module and lets it add its arguments (once)."""
+        if not self.has_arguments:
+            module, function = self.arguments.split(":")
+            getattr(import_module(module), function)(self)
+            self.has_arguments = True
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        """A subcommand's own subcommands (``check ringer``) have all their arguments."""
+        kwargs.setdefault("parser_class", OneLineParser)
+        return super().add_subparsers(**kwargs)
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        self.add_arguments()
+        return super().parse_known_args(*args, **kwargs)
+
+    def format_usage(self) -> str:
+        self.add_arguments()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self.add_arguments()
+        return super().format_help()
+
+
+def build_parser(*, complete: bool = True) -> argparse.ArgumentParser:
+    """The `popdice` parser. With ``complete`` every subcommand has its arguments (for
+    looking at them all); without, each gets them when it is chosen, as in ``main``."""
     parser = OneLineParser(
         prog="popdice",
         description="PopDice on the laptop: play at the table with the popper and the "
@@ -165,122 +193,16 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"popdice {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    p = sub.add_parser(
-        "devices",
-        help="list PopDice boards and running simulators",
-        description="Lists RP2040 boards running MicroPython (USB 2E8A:0005) and running "
-        "simulators, each after a handshake, one line each under a header: KIND, DEVICE ID, "
-        "FIRMWARE (its version), PORT (marked (simulated) for a simulator) and STATE (ready, "
-        "busy: another program has the port open, or why no handshake came).",
-    )
-    p.add_argument(
-        "--json",
-        action="store_true",
-        help="print a JSON list instead: kind, device_id, firmware, port, simulated, problem, busy",
-    )
-    only = p.add_mutually_exclusive_group()
-    only.add_argument("--real-only", action="store_true", help="leave out simulators")
-    only.add_argument("--sim-only", action="store_true", help="leave out real boards")
-    p.set_defaults(run=cmd_devices)
-
-    p = sub.add_parser(
-        "status",
-        help="a device's health: uptime, heap, link counters, the board's sensors",
-        description="Asks one device for its status. Without --port, the first device of "
-        "--kind is used (real boards first, then simulators). " + STATUS_HELP,
-    )
-    p.add_argument("--port", type=serial_port, help="serial port or pyserial URL")
-    p.add_argument("--kind", choices=KINDS, help="which kind of device to look for")
-    p.add_argument(
-        "--json", action="store_true", help="print the device's reply as JSON, as it came"
-    )
-    p.set_defaults(run=cmd_status)
-
-    p = sub.add_parser(
-        "flash",
-        help="put the firmware on a board with mpremote",
-        description="Deploys the PopDice firmware and the board's pin map. If PopDice "
-        "firmware already runs on the port it is asked to free the REPL first. A board whose "
-        f"MicroPython is older than {oldest_micropython()} is refused. Modules go as .mpy "
-        "(compiled when the wheel was built, or in a checkout by mpy-cross) unless --source "
-        "is given; the board hashes every file written (SHA-256) to prove it arrived whole.",
-    )
-    p.add_argument("--port", type=serial_port, required=True, help="serial port of the board")
-    p.add_argument("--board", required=True, choices=KINDS, help="which device this board is")
-    p.add_argument("--source", action="store_true", help="deploy .py sources, not .mpy")
-    p.set_defaults(run=cmd_flash)
-
-    p = sub.add_parser(
-        "fairness",
-        help="roll the popper many times and test every die with chi-squared",
-        description="Asks the popper for --rolls rolls of a game mode, in batches (the "
-        "dice are counted on the board, nothing is shown), and prints per die the count of "
-        "each face, the chi-squared statistic and its p-value. A fair die gives p spread "
-        "evenly between 0 and 1; p below 0.001 is marked SUSPECT.",
-    )
-    p.add_argument(
-        "--rolls",
-        type=whole_number(1, MAX_ROLLS),
-        default=10000,
-        help=f"how many rolls (10,000; at most {MAX_ROLLS:,})",
-    )
-    p.add_argument("--mode", choices=("popalotsy", "lowdown", "ringer"), help="(current mode)")
-    p.add_argument(
-        "--batch",
-        type=whole_number(1, ROLL_COUNTS_MAX),
-        default=2000,
-        help=f"rolls per request (2,000: about 4 s on a Pico; at most {ROLL_COUNTS_MAX:,})",
-    )
-    p.add_argument(
-        "--port", type=serial_port, help="the popper's port (default: the first popper found)"
-    )
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(run=cmd_fairness)
-
-    p = sub.add_parser(
-        "demo",
-        help="show the devices working, then play a game at the table",
-        description="First the device link, end to end: each device's handshake, a round "
-        "trip, an event and bad input, on the real boards that are plugged in or on "
-        "simulated ones. Then, in a terminal, the table on simulated devices (Ctrl+Q quits "
-        "it; F1 shows its keys and commands).",
-    )
-    p.add_argument("--sim", action="store_true", help="use simulators even if boards are found")
-    p.add_argument(
-        "--table",
-        choices=("lowdown", "ringer", "popalotsy", "none"),
-        default="lowdown",
-        help="the game the table demo plays (lowdown: popper and handheld), or none",
-    )
-    p.add_argument(
-        "--players", default="Ann,Bob,Cy", help='the table demo\'s players ("Ann,Bob,Cy")'
-    )
-    p.set_defaults(run=cmd_demo)
-
-    from .games import cli as games_cli
-    from .rp2040 import cli as uf2_cli
-    from .sim import cli as sim_cli
-    from .table import cli as table_cli
-    from .traces import calibrate_cli, record_cli, tune_cli
-    from .traces import cli as traces_cli
-    from .wiring import cli as wiring_cli
-
-    sim_cli.add_parser(sub).set_defaults(run=sim_cli.run)
-    uf2_cli.add_parser(sub)
-    wiring_cli.add_parser(sub)
-    games_cli.add_parsers(sub)
-    table_cli.add_parser(sub)
-    traces_cli.add_parser(sub)
-    record_cli.add_parser(sub)
-    tune_cli.add_parser(sub)
-    calibrate_cli.add_parser(sub)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=SubcommandParser)
+    for name, help_line, arguments in SUBCOMMANDS:
+        subcommand = sub.add_parser(name, help=help_line, arguments=arguments)
+        if complete and isinstance(subcommand, SubcommandParser):
+            subcommand.add_arguments()
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(complete=False)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:

@@ -142,11 +142,17 @@ class DeviceClient:
 
 
 def client_class(board: str) -> type[DeviceClient] | None:
-    """The client class for a board name from a handshake, or None if unknown."""
-    from .handheld import Handheld
-    from .popper import Popper
+    """The client class for a board name from a handshake, or None if unknown. Only that
+    board's module is imported: `popdice status` on a popper never loads the handheld's."""
+    if board == "popper":
+        from .popper import Popper
 
-    return {cls.board: cls for cls in (Popper, Handheld)}.get(board)
+        return Popper
+    if board == "handheld":
+        from .handheld import Handheld
+
+        return Handheld
+    return None
 
 
 def connect(port: str, *, timeout: float | None = None, retries: int | None = None) -> DeviceClient:

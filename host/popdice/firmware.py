@@ -25,8 +25,8 @@ from pathlib import Path
 import popdice_fw
 
 from .errors import PopdiceError
+from .kinds import KINDS
 
-KINDS = ("popper", "handheld")
 OLDEST_MICROPYTHON = (1, 23)  # .mpy format 6.3, which mpy-cross 1.23 and newer write
 INSTALLED_DIR = Path(__file__).resolve().parent / "device"
 CHECKOUT_DIR = Path(popdice_fw.__file__).resolve().parent.parent

@@ -4,10 +4,16 @@
 Bytes go to ``on_bytes`` as they arrive; if the port goes away ``on_lost`` is called once.
 A write that the other end does not take within ``write_timeout`` seconds (a device that
 stopped reading) raises ``DeviceTimeout`` instead of blocking for ever.
+
+``close`` returns at once: it cancels the read the thread is waiting in (pyserial's
+``cancel_read``, on POSIX and Windows ports and ``loop://``) instead of waiting out its
+timeout, and the thread hands over what had already arrived before it stops. A port
+without ``cancel_read`` (``socket://``, ``rfc2217://``) waits out one read timeout.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import sys
 import threading
@@ -17,7 +23,7 @@ import serial
 
 from .errors import DeviceDisconnected, DeviceTimeout, LinkError, PortBusy
 
-_READ_TIMEOUT_S = 0.05
+_READ_TIMEOUT_S = 0.05  # how often the reader looks up where a read cannot be cancelled
 WRITE_TIMEOUT_S = 2.0
 
 
@@ -60,10 +66,24 @@ class SerialTransport:
                 data = self._serial.read(max(1, self._serial.in_waiting))
                 if data:
                     self._on_bytes(data)
+            self._hand_over_what_arrived()
         except (serial.SerialException, OSError, TypeError) as error:
             if not self._closing.is_set():
                 self.lost = error
                 self._on_lost(error)
+
+    def _hand_over_what_arrived(self) -> None:
+        """On closing: hands over the bytes already waiting in the port, without waiting for
+        more. A cancel that came while no read was waiting ends the next read with nothing,
+        so the rest is asked for twice."""
+        left = self._serial.in_waiting
+        for _ in range(2):
+            if left <= 0:
+                return
+            data = self._serial.read(left)
+            if data:
+                self._on_bytes(data)
+                left -= len(data)
 
     def write(self, data: bytes) -> None:
         if self.lost is not None:
@@ -80,7 +100,12 @@ class SerialTransport:
             raise DeviceDisconnected(f"{self.port} is gone: {_one_line(error)}") from None
 
     def close(self) -> None:
+        """Stops the reader, cancelling the read it waits in, and closes the port."""
         self._closing.set()
+        cancel_read = getattr(self._serial, "cancel_read", None)
+        if cancel_read is not None:
+            with contextlib.suppress(serial.SerialException, OSError):
+                cancel_read()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=1.0)
         try:

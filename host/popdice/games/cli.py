@@ -1,8 +1,10 @@
 """The `check`, `score` and `simulate` subcommands of `popdice` (docs/formats.md).
 
-``add_parsers(subparsers)`` adds them to the top-level parser; each sets ``run`` to a function
-that takes the parsed arguments and returns the exit code. A document that cannot be understood
-raises ``InputError``, which the top-level command prints as one ``error:`` line (exit 2).
+``add_check_arguments(parser)``, ``add_score_arguments`` and ``add_simulate_arguments`` give
+each its arguments and set ``run`` to a function that takes the parsed arguments and returns
+the exit code. A document that cannot be understood raises ``InputError``, which the
+top-level command prints as one ``error:`` line (exit 2). The engines, checks and schemas are
+imported by the command that uses them, so `popdice check ringer` loads Ringer's rules only.
 """
 
 from __future__ import annotations
@@ -12,22 +14,15 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from ..arguments import file_name, input_file, whole_number
-from ..progress import ProgressBar
-from . import schema
-from .bots import BotSettings
-from .catalog import GAMES
 from .errors import InputError
-from .fields import Field, parse_document
-from .lowdown_check import check_lowdown_move, score_lowdown
-from .lowdown_rules import LowdownData
-from .popalotsy_check import check_popalotsy
-from .popalotsy_rules import PopalotsyData
-from .ringer_check import check_ringer
-from .ringer_rules import RingerData
-from .simulate import MAX_GAMES, MAX_PLAYERS, MAX_SEED, simulate
+
+TYPE_CHECKING = False  # typing is for the type checker: `popdice check` starts without it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .fields import Field
 
 FILE_HELP = "the JSON document to judge, or - to read it from standard input"
 DATA_HELP = "a replacement for the packaged {name} (card lists, colours, layouts)"
@@ -118,17 +113,17 @@ settings:
 """
 
 
-def add_parsers(subparsers: Any) -> None:
-    """Add `check`, `score` and `simulate` to the top-level subparsers."""
-    raw = argparse.RawDescriptionHelpFormatter
-    check = subparsers.add_parser(
-        "check",
-        help="judge a Popalotsy race, Ringer plays or a Lowdown move (JSON in, JSON out)",
-        description="Rule checks for the three games: one JSON document in, one JSON verdict out.",
-        epilog=CHECK_EPILOG,
-        formatter_class=raw,
+RAW = argparse.RawDescriptionHelpFormatter
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    """`check popalotsy`, `check ringer` and `check lowdown-move`."""
+    parser.description = (
+        "Rule checks for the three games: one JSON document in, one JSON verdict out."
     )
-    games = check.add_subparsers(dest="check_game", metavar="GAME", required=True)
+    parser.epilog = CHECK_EPILOG
+    parser.formatter_class = RAW
+    games = parser.add_subparsers(dest="check_game", metavar="GAME", required=True)
     for name, helptext, description, run, data_file in (
         (
             "popalotsy",
@@ -146,25 +141,24 @@ def add_parsers(subparsers: Any) -> None:
             "lowdown.json",
         ),
     ):
-        p = games.add_parser(name, help=helptext, description=description, formatter_class=raw)
+        p = games.add_parser(name, help=helptext, description=description, formatter_class=RAW)
         p.add_argument("file", metavar="FILE", type=input_file, help=FILE_HELP)
         p.add_argument(
             "--data", metavar="JSON", type=file_name, help=DATA_HELP.format(name=data_file)
         )
         p.set_defaults(run=run)
 
-    score = subparsers.add_parser(
-        "score",
-        help="score Lowdown boards (JSON in, JSON out)",
-        description="Scores game boards: one JSON document in, one JSON result out.",
-        formatter_class=raw,
-    )
-    scored = score.add_subparsers(dest="score_game", metavar="GAME", required=True)
+
+def add_score_arguments(parser: argparse.ArgumentParser) -> None:
+    """`score lowdown`."""
+    parser.description = "Scores game boards: one JSON document in, one JSON result out."
+    parser.formatter_class = RAW
+    scored = parser.add_subparsers(dest="score_game", metavar="GAME", required=True)
     p = scored.add_parser(
         "lowdown",
         help="validate and score Lowdown boards",
         description=SCORE_HELP,
-        formatter_class=raw,
+        formatter_class=RAW,
     )
     p.add_argument("file", metavar="FILE", type=input_file, help=FILE_HELP)
     p.add_argument(
@@ -178,53 +172,57 @@ def add_parsers(subparsers: Any) -> None:
     )
     p.set_defaults(run=run_score_lowdown)
 
-    p = subparsers.add_parser(
-        "simulate",
-        help="play many games with bots and sum them up",
-        description=SIMULATE_HELP,
-        formatter_class=raw,
+
+def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
+    """`simulate GAME`: its bounds come from the simulator, which it runs anyway."""
+    from .catalog import GAMES
+    from .simulate import MAX_GAMES, MAX_PLAYERS, MAX_SEED
+
+    parser.description = SIMULATE_HELP
+    parser.formatter_class = RAW
+    parser.add_argument(
+        "game", metavar="GAME", choices=sorted(GAMES), help=", ".join(sorted(GAMES))
     )
-    p.add_argument("game", metavar="GAME", choices=sorted(GAMES), help=", ".join(sorted(GAMES)))
-    p.add_argument(
+    parser.add_argument(
         "--players",
         type=whole_number(1, MAX_PLAYERS),
         default=4,
         metavar="N",
         help="players (default 4; how many each game takes: see its rules)",
     )
-    p.add_argument(
+    parser.add_argument(
         "--games",
         type=whole_number(1, MAX_GAMES),
         default=100,
         metavar="K",
         help=f"games (default 100, at most {MAX_GAMES:,})",
     )
-    p.add_argument(
+    parser.add_argument(
         "--seed",
         type=whole_number(0, MAX_SEED),
         default=1,
         metavar="S",
         help=f"run seed (default 1; 0 to {MAX_SEED:,})",
     )
-    p.add_argument(
+    parser.add_argument(
         "--rule",
         action="append",
         default=[],
         metavar="NAME=VALUE",
         help="change a rule setting (repeatable)",
     )
-    p.add_argument(
+    parser.add_argument(
         "--mistakes",
         type=float,
         default=0.0,
         metavar="P",
         help="Popalotsy (faithful mode): chance a bot drops a random card (default 0)",
     )
-    p.add_argument(
+    parser.add_argument(
         "--data", metavar="JSON", type=file_name, help="a replacement for the game's data file"
     )
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.set_defaults(run=run_simulate)
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(run=run_simulate)
 
 
 # --- running ------------------------------------------------------------------------------
@@ -232,6 +230,8 @@ def add_parsers(subparsers: Any) -> None:
 
 def read_document(file: str) -> Field:
     """The JSON document in ``file`` (``-``: standard input), ready to read field by field."""
+    from .fields import parse_document
+
     label = "standard input" if file == "-" else file
     try:
         if file == "-":
@@ -259,6 +259,8 @@ def answer(file: str, schema_name: str, judge: Callable[[Field], dict[str, Any]]
     reading comes first (it knows the game's data file: "pink is not a Popalotsy colour"),
     then the document is held to its schema, which also refuses what the judge would skip,
     such as a misspelt field."""
+    from . import schema
+
     doc = read_document(file)
     verdict = judge(doc)
     schema.check(doc.value, schema_name)
@@ -266,6 +268,9 @@ def answer(file: str, schema_name: str, judge: Callable[[Field], dict[str, Any]]
 
 
 def run_check_popalotsy(args: argparse.Namespace) -> int:
+    from .popalotsy_check import check_popalotsy
+    from .popalotsy_rules import PopalotsyData
+
     data = args.data
     return answer(
         args.file, "check-popalotsy", lambda doc: check_popalotsy(doc, PopalotsyData.load(data))
@@ -273,11 +278,17 @@ def run_check_popalotsy(args: argparse.Namespace) -> int:
 
 
 def run_check_ringer(args: argparse.Namespace) -> int:
+    from .ringer_check import check_ringer
+    from .ringer_rules import RingerData
+
     data = args.data
     return answer(args.file, "check-ringer", lambda doc: check_ringer(doc, RingerData.load(data)))
 
 
 def run_check_lowdown_move(args: argparse.Namespace) -> int:
+    from .lowdown_check import check_lowdown_move
+    from .lowdown_rules import LowdownData
+
     data = args.data
     return answer(
         args.file, "check-lowdown-move", lambda doc: check_lowdown_move(doc, LowdownData.load(data))
@@ -285,6 +296,9 @@ def run_check_lowdown_move(args: argparse.Namespace) -> int:
 
 
 def run_score_lowdown(args: argparse.Namespace) -> int:
+    from .lowdown_check import score_lowdown
+    from .lowdown_rules import LowdownData
+
     data, suggest = args.data, args.suggest
     return answer(
         args.file, "score-lowdown", lambda doc: score_lowdown(doc, suggest, LowdownData.load(data))
@@ -292,6 +306,10 @@ def run_score_lowdown(args: argparse.Namespace) -> int:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
+    from ..progress import ProgressBar
+    from .bots import BotSettings
+    from .simulate import simulate
+
     if not 0.0 <= args.mistakes <= 1.0:
         raise InputError(f"--mistakes: {args.mistakes} is not a chance (0 to 1)")
     summary = simulate(

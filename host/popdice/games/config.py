@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
 
 from .errors import ConfigError
 
-C = TypeVar("C")
+TYPE_CHECKING = False  # typing is for the type checker: `popdice check` starts without it
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    C = TypeVar("C")
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}

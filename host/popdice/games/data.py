@@ -7,13 +7,14 @@ file; each game's module reads the fields and says what is wrong with a bad one.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 from .errors import DataFileError
 from .fields import Field, parse_document
 
-PACKAGED = resources.files("popdice.games") / "data"
+# Beside this module, as the schemas are (a wheel installs popdice as files, never zipped);
+# importlib.resources would cost `popdice check` a fifth of its start-up.
+PACKAGED = Path(__file__).resolve().parent / "data"
 
 
 def read_data_file(name: str, path: str | Path | None = None) -> Field:

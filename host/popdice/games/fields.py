@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
 
 from ..errors import PopdiceError
+
+TYPE_CHECKING = False  # typing is for the type checker: `popdice check` starts without it
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 _JSON_TYPE_NAMES = {
     dict: "an object",

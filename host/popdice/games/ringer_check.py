@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .errors import Reason
 from .fields import Field, faces_text
 from .ringer_rules import (
@@ -16,6 +14,10 @@ from .ringer_rules import (
     play_problem,
     scores_ringer,
 )
+
+TYPE_CHECKING = False  # typing is for the type checker: `popdice check` starts without it
+if TYPE_CHECKING:
+    from typing import Any
 
 EVENT_KINDS = ("play", "roll", "start")
 

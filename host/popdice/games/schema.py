@@ -19,11 +19,14 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from ..errors import PopdiceError
 from .errors import InputError
 from .fields import kind_of, shown
+
+TYPE_CHECKING = False  # typing is for the type checker: `popdice check` starts without it
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"

@@ -11,11 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from ..arguments import file_name, output_file
 from ..errors import PopdiceError
-from ..firmware import KINDS
+from ..kinds import KINDS
 
 EPILOG = """\
 examples:
@@ -28,15 +27,13 @@ files already on the Pico's filesystem are replaced.
 """
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "uf2",
-        help="write one UF2 image (MicroPython and the firmware) to drag onto a Pico",
-        description="Writes one UF2 file that makes a Pico a popper (or a handheld) in one "
-        "drag: MicroPython and the board's firmware.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Writes one UF2 file that makes a Pico a popper (or a handheld) in one "
+        "drag: MicroPython and the board's firmware."
     )
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--board", required=True, choices=KINDS, help="which device the Pico is")
     parser.add_argument(
         "--micropython",
@@ -52,7 +49,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="where to write it (default: popdice-BOARD.uf2)",
     )
     parser.set_defaults(run=run)
-    return parser
 
 
 def run(args: argparse.Namespace) -> int:

@@ -31,12 +31,8 @@ from .wiring import KINDS
 _CLEAR = "\x1b[H\x1b[2J"
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "sim",
-        help="run a simulated popper or handheld (unix port, or --rp2040 for an emulated Pico)",
-        description=__doc__.splitlines()[0] if __doc__ else None,
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = __doc__.splitlines()[0] if __doc__ else None
     parser.add_argument("kind", choices=KINDS, help="which board")
     parser.add_argument(
         "--rp2040",
@@ -67,7 +63,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--png", metavar="FILE", type=output_file, help="save the handheld's display as a PNG"
     )
-    return parser
+    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

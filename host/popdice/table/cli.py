@@ -1,7 +1,8 @@
 """The ``popdice table`` and ``popdice history`` commands: parsers and what they run.
 
-``add_parser(subparsers)`` adds both; each sets ``run`` to a function taking the parsed
-arguments and returning the exit code. Bad input raises a ``PopdiceError`` (one line).
+``add_table_arguments(parser)`` and ``add_history_arguments(parser)`` give each its
+arguments and set ``run`` to a function taking the parsed arguments and returning the exit
+code. Bad input raises a ``PopdiceError`` (one line).
 """
 
 from __future__ import annotations
@@ -65,46 +66,41 @@ HANDHELD_GAMES = ("lowdown",)
 """The games with secret dice: the table opens the handheld too."""
 
 
-def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "table",
-        help="play a game at the table with the popper, scored live on the laptop",
-        description="Finds the popper (and for Lowdown the handheld) over USB, or starts "
+def add_table_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Finds the popper (and for Lowdown the handheld) over USB, or starts "
         "simulated ones with --sim, or when none is plugged in, and says so; then runs the "
         "game full-screen. Every move is journaled as it happens; --resume picks up the "
-        "last unfinished game.",
-        epilog=TABLE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "last unfinished game."
     )
-    p.add_argument("game", nargs="?", choices=TABLE_GAMES)
-    p.add_argument("--players", help='comma-separated names in seat order: "Ann,Bob,Cy"')
-    p.add_argument("--sim", action="store_true", help="use simulated devices")
-    p.add_argument(
+    parser.epilog = TABLE_EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("game", nargs="?", choices=TABLE_GAMES)
+    parser.add_argument("--players", help='comma-separated names in seat order: "Ann,Bob,Cy"')
+    parser.add_argument("--sim", action="store_true", help="use simulated devices")
+    parser.add_argument(
         "--rule",
         action="append",
         default=[],
         metavar="NAME=VALUE",
         help="Lowdown: change a rule setting, e.g. end_grids=1 for a short game (repeatable)",
     )
-    p.add_argument("--resume", action="store_true", help="resume the last unfinished game")
-    p.set_defaults(run=run_table)
+    parser.add_argument("--resume", action="store_true", help="resume the last unfinished game")
+    parser.set_defaults(run=run_table)
 
-    p = subparsers.add_parser(
-        "history",
-        help="past table games: players, winners, scores (--json: as JSON); --export "
-        "writes one's journal as JSON",
-        description=HISTORY_DESCRIPTION,
-        epilog=HISTORY_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    shown_as = p.add_mutually_exclusive_group()
+
+def add_history_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = HISTORY_DESCRIPTION
+    parser.epilog = HISTORY_EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    shown_as = parser.add_mutually_exclusive_group()
     shown_as.add_argument(
         "--json", action="store_true", help="print the list as one JSON array (keys below)"
     )
     shown_as.add_argument(
         "--export", type=game_number, metavar="GAME_ID", help="print that game's journal"
     )
-    p.set_defaults(run=run_history)
+    parser.set_defaults(run=run_history)
 
 
 def has_terminal() -> bool:

@@ -10,7 +10,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..arguments import file_name, folder_name, serial_port
 from ..client import connect
@@ -73,14 +72,10 @@ examples:
 """
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "calibrate",
-        help="fit the press detector to this popper at its table",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--port", type=serial_port, help="the popper's serial port (default: the first found)"
     )
@@ -96,11 +91,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="where to keep the recordings (default: a new folder here)",
     )
     parser.set_defaults(run=run_calibrate)
-    return parser
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from ..cli import pick_port
+    from ..device_cli import pick_port
     from .tune import read_config
 
     settings = read_config(args.apply) if args.apply else None

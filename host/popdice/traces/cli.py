@@ -2,7 +2,7 @@
 detector over a recorded or generated accelerometer trace, run inside MicroPython, with
 figures against labels.
 
-``add_parser(subparsers)`` adds the command to the top-level parser and sets ``run`` to
+``add_arguments(parser)`` gives the command's parser its arguments and sets ``run`` to
 ``run_detect`` (the parsed arguments in, the exit code out). A trace or labels file that
 cannot be read raises ``TraceError``: one ``error:`` line, exit code 2.
 """
@@ -51,14 +51,10 @@ examples:
 """
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "detect",
-        help="run the firmware's press detector over an accelerometer trace",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("trace", metavar="TRACE", type=file_name, help="the trace (CSV)")
     parser.add_argument(
         "--labels", metavar="LABELS", type=file_name, help="press onsets to score against"
@@ -70,7 +66,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="settings for the detector (from popdice tune)",
     )
     parser.set_defaults(run=run_detect)
-    return parser
 
 
 def run_detect(args: argparse.Namespace) -> int:

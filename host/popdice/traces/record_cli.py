@@ -48,14 +48,10 @@ at most {MAX_SECONDS} s a recording; --port defaults to the first popper found.
 """
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "record",
-        help="record the popper's accelerometer, with the presses labelled",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--port", type=serial_port, help="the popper's serial port (default: the first found)"
     )
@@ -70,7 +66,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--every", type=_every, default=4.0, metavar="S", help="seconds between prompts (4)"
     )
     parser.set_defaults(run=run_record)
-    return parser
 
 
 def _seconds(text: str) -> float:
@@ -102,7 +97,7 @@ def labels_path(out: Path) -> Path:
 
 
 def run_record(args: argparse.Namespace) -> int:
-    from ..cli import pick_port
+    from ..device_cli import pick_port
 
     out = Path(args.out)
     if not out.parent.is_dir():

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 from ..arguments import folder_name, output_file
 from ..progress import ProgressBar
@@ -47,14 +46,10 @@ examples:
 """
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "tune",
-        help="fit the press detector to labelled recordings of a unit",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "folder", metavar="DIR", type=folder_name, help="labelled recordings (NAME.csv + labels)"
     )
@@ -73,7 +68,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help=f"stretches of time for cross-validation, 2-10 (default {FOLDS})",
     )
     parser.set_defaults(run=run_tune)
-    return parser
 
 
 def _folds(text: str) -> int:

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from ..arguments import output_file
 from ..errors import PopdiceError
-from ..firmware import KINDS
+from ..kinds import KINDS
 from . import board as boards
 from .svg import render
 
@@ -29,16 +28,14 @@ itself is built on; the diagrams in docs/images/ are refreshed with the last exa
 COLUMNS = ("Pico pin", "name", "part", "part's pin", "carries")
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "wiring",
-        help="what goes to which pin of a board's Pico: a table, or a diagram (SVG)",
-        description="Prints a board's wiring as a table, or draws it as an SVG diagram: "
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Prints a board's wiring as a table, or draws it as an SVG diagram: "
         "the Pico with its 40 pins, each part as a box, each wire labelled with what it "
-        "carries.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "carries."
     )
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--board", required=True, choices=KINDS, help="which board")
     what = parser.add_mutually_exclusive_group()
     what.add_argument(
@@ -46,7 +43,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     what.add_argument("--markdown", action="store_true", help="print the table in Markdown")
     parser.set_defaults(run=run)
-    return parser
 
 
 def run(args: argparse.Namespace) -> int:

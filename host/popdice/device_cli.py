@@ -1,0 +1,235 @@
+"""The device subcommands of `popdice`: devices, status, flash, fairness and demo.
+
+Each ``add_*_arguments(parser)`` gives its subcommand's parser a description and arguments
+and sets ``run`` to the function that does the work and returns the exit code. `popdice`
+imports this module only when one of these subcommands is chosen; what only `flash`,
+`fairness` or `demo` needs is imported inside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from .arguments import serial_port, whole_number
+from .client import connect
+from .columns import aligned
+from .discovery import FoundDevice, find_devices, first_of
+from .errors import PopdiceError
+from .kinds import KINDS
+from .status_text import STATUS_HELP, status_lines
+
+DEVICE_COLUMNS = ("KIND", "DEVICE ID", "FIRMWARE", "PORT", "STATE")
+
+
+def pick_port(port: str | None, kind: str | None) -> str:
+    """``port`` if given, else the first device of ``kind`` (real boards first)."""
+    if port is not None:
+        return port
+    devices = find_devices()
+    for wanted in [kind] if kind else list(KINDS):
+        found = first_of(devices, wanted)
+        if found:
+            return found
+    what = kind or "PopDice device"
+    busy = [d.port for d in devices if d.busy and (kind is None or d.kind in (kind, "?"))]
+    if busy:
+        raise PopdiceError(f"no free {what}: {busy[0]} is busy (another program has it open)")
+    start = f"popdice sim {kind or 'popper'}"
+    raise PopdiceError(f"no {what} found: plug one in, or start a simulated one with `{start}`")
+
+
+# --- devices ----------------------------------------------------------------------------
+
+
+def add_devices_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Lists RP2040 boards running MicroPython (USB 2E8A:0005) and running "
+        "simulators, each after a handshake, one line each under a header: KIND, DEVICE ID, "
+        "FIRMWARE (its version), PORT (marked (simulated) for a simulator) and STATE (ready, "
+        "busy: another program has the port open, or why no handshake came)."
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list instead: kind, device_id, firmware, port, simulated, problem, busy",
+    )
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--real-only", action="store_true", help="leave out simulators")
+    only.add_argument("--sim-only", action="store_true", help="leave out real boards")
+    parser.set_defaults(run=cmd_devices)
+
+
+def cmd_devices(args: argparse.Namespace) -> int:
+    """Every device found: a table with a header line, or with --json a JSON list."""
+    devices = find_devices(real=not args.sim_only, simulated=not args.real_only)
+    if args.json:
+        print(json.dumps([d.as_dict() for d in devices], indent=2))
+        return 0
+    if not devices:
+        print("no devices: plug in a board, or start one with `popdice sim popper`")
+        return 0
+    for line in aligned(DEVICE_COLUMNS, [device_row(d) for d in devices]):
+        print(line)
+    return 0
+
+
+def device_row(device: FoundDevice) -> list[str]:
+    """A device's cells under ``DEVICE_COLUMNS``: its state is ``ready``, why it is busy, or
+    why it gave no handshake."""
+    port = f"{device.port} (simulated)" if device.simulated else device.port
+    state = device.problem or "ready"
+    return [device.kind, device.device_id, device.firmware, port, state]
+
+
+# --- status -----------------------------------------------------------------------------
+
+
+def add_status_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Asks one device for its status. Without --port, the first device of "
+        "--kind is used (real boards first, then simulators). " + STATUS_HELP
+    )
+    parser.add_argument("--port", type=serial_port, help="serial port or pyserial URL")
+    parser.add_argument("--kind", choices=KINDS, help="which kind of device to look for")
+    parser.add_argument(
+        "--json", action="store_true", help="print the device's reply as JSON, as it came"
+    )
+    parser.set_defaults(run=cmd_status)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """One device's status: readable lines, or with --json its reply as it came."""
+    port = pick_port(args.port, args.kind)
+    with connect(port) as client:
+        reply = client.status_reply()
+        info = client.info
+    if args.json:
+        print(json.dumps({"port": port, "device_id": info.device_id, **reply}, indent=2))
+        return 0
+    for line in status_lines(reply, info):
+        print(line)
+    return 0
+
+
+# --- flash ------------------------------------------------------------------------------
+
+
+def add_flash_arguments(parser: argparse.ArgumentParser) -> None:
+    from .firmware import oldest_micropython
+
+    parser.description = (
+        "Deploys the PopDice firmware and the board's pin map. If PopDice "
+        "firmware already runs on the port it is asked to free the REPL first. A board whose "
+        f"MicroPython is older than {oldest_micropython()} is refused. Modules go as .mpy "
+        "(compiled when the wheel was built, or in a checkout by mpy-cross) unless --source "
+        "is given; the board hashes every file written (SHA-256) to prove it arrived whole."
+    )
+    parser.add_argument("--port", type=serial_port, required=True, help="serial port of the board")
+    parser.add_argument("--board", required=True, choices=KINDS, help="which device this board is")
+    parser.add_argument("--source", action="store_true", help="deploy .py sources, not .mpy")
+    parser.set_defaults(run=cmd_flash)
+
+
+def cmd_flash(args: argparse.Namespace) -> int:
+    from .flash import flash
+    from .progress import ProgressBar
+
+    info = flash(
+        args.port,
+        args.board,
+        compile_mpy=not args.source,
+        progress=ProgressBar(f"flashing {args.board}"),
+    )
+    print(f"flashed: {info.board} {info.device_id}, firmware {info.firmware} on {args.port}")
+    return 0
+
+
+# --- fairness ---------------------------------------------------------------------------
+
+
+def add_fairness_arguments(parser: argparse.ArgumentParser) -> None:
+    from .fairness import MAX_ROLLS
+    from .popper import ROLL_COUNTS_MAX
+
+    parser.description = (
+        "Asks the popper for --rolls rolls of a game mode, in batches (the "
+        "dice are counted on the board, nothing is shown), and prints per die the count of "
+        "each face, the chi-squared statistic and its p-value. A fair die gives p spread "
+        "evenly between 0 and 1; p below 0.001 is marked SUSPECT."
+    )
+    parser.add_argument(
+        "--rolls",
+        type=whole_number(1, MAX_ROLLS),
+        default=10000,
+        help=f"how many rolls (10,000; at most {MAX_ROLLS:,})",
+    )
+    parser.add_argument("--mode", choices=("popalotsy", "lowdown", "ringer"), help="(current mode)")
+    parser.add_argument(
+        "--batch",
+        type=whole_number(1, ROLL_COUNTS_MAX),
+        default=2000,
+        help=f"rolls per request (2,000: about 4 s on a Pico; at most {ROLL_COUNTS_MAX:,})",
+    )
+    parser.add_argument(
+        "--port", type=serial_port, help="the popper's port (default: the first popper found)"
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(run=cmd_fairness)
+
+
+def cmd_fairness(args: argparse.Namespace) -> int:
+    from .fairness import format_report, run_fairness
+    from .popper import Popper
+    from .progress import ProgressBar
+
+    port = pick_port(args.port, "popper")
+    with connect(port) as client:
+        if not isinstance(client, Popper):
+            raise PopdiceError(f"{port} is a {client.info.board}, not a popper")
+        where = f"popper {client.info.device_id} ({port})"
+        mode, tests = run_fairness(
+            client, args.rolls, args.mode, args.batch, ProgressBar("rolling")
+        )
+    if args.json:
+        print(json.dumps({"mode": mode, "rolls": args.rolls, "dice": [t.__dict__ for t in tests]}))
+    else:
+        print(format_report(mode, args.rolls, tests, where))
+    return 0
+
+
+# --- demo -------------------------------------------------------------------------------
+
+
+def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "First the device link, end to end: each device's handshake, a round "
+        "trip, an event and bad input, on the real boards that are plugged in or on "
+        "simulated ones. Then, in a terminal, the table on simulated devices (Ctrl+Q quits "
+        "it; F1 shows its keys and commands)."
+    )
+    parser.add_argument(
+        "--sim", action="store_true", help="use simulators even if boards are found"
+    )
+    parser.add_argument(
+        "--table",
+        choices=("lowdown", "ringer", "popalotsy", "none"),
+        default="lowdown",
+        help="the game the table demo plays (lowdown: popper and handheld), or none",
+    )
+    parser.add_argument(
+        "--players", default="Ann,Bob,Cy", help='the table demo\'s players ("Ann,Bob,Cy")'
+    )
+    parser.set_defaults(run=cmd_demo)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import check_table_players, run_demo, run_table_demo
+    from .table.cli import has_terminal
+
+    if args.table != "none":
+        check_table_players(args.table, args.players)
+    status = run_demo(real=not args.sim)
+    if status != 0 or args.table == "none":
+        return status
+    return run_table_demo(args.table, args.players, interactive=has_terminal())
