@@ -67,6 +67,7 @@ pytest-rp2040: $(READY)
 
 bench: $(READY)
 	$(BIN)/python bench/link.py
+	$(BIN)/python bench/simulate.py
 
 # The README's pictures in docs/images/, drawn by the project's own code (simulated boards, the
 # firmware's dice and detector, the table app); tests/test_pictures.py fails when one is stale.
