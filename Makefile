@@ -67,6 +67,7 @@ pytest-rp2040: $(READY)
 
 bench: $(READY)
 	$(BIN)/python bench/link.py
+	$(BIN)/python bench/simulate.py
 
 # How long `popdice --help`, `check ringer` and `status` take, and closing a client (issue 14).
 bench-cli: $(READY)

@@ -10,8 +10,10 @@ done the turn ends, and the game ends if someone has filled ``end_grids`` grids.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from .engine import GameState, check_player_count
@@ -22,6 +24,7 @@ from .lowdown_rules import (
     LowdownConfig,
     LowdownData,
     Sheet,
+    empty_offsets,
     lines_of,
     placement_problem,
 )
@@ -77,11 +80,52 @@ class Done:
 LowdownAction = Reveal | Place | Blackout | Skip | Cross | Done
 Write = Place | Blackout | Skip
 
+EmptyBoxes = list[tuple[str, tuple[int, ...]]]
+"""Boxes of a sheet: each grid's name with the offsets of some of its boxes (row by row)."""
+
+
+@lru_cache(maxsize=4096)
+def places_in_grid(
+    grid: str, size: int, number: int, color: int | None, wild: bool
+) -> tuple[Place, ...]:
+    """``Place(number, color, grid, row, col, wild)`` for every box of ``grid``, row by row.
+    Actions are immutable, so the legal writes share these instead of building a few hundred
+    objects after every move."""
+    return tuple(
+        Place(number, color, grid, row, col, wild) for row in range(size) for col in range(size)
+    )
+
+
+@lru_cache(maxsize=1 << 13)
+def places_at(
+    grid: str, size: int, number: int, color: int | None, wild: bool, offsets: tuple[int, ...]
+) -> tuple[Place, ...]:
+    """The places of ``places_in_grid`` at ``offsets`` (boxes row by row), in their order."""
+    row = places_in_grid(grid, size, number, color, wild)
+    return tuple(row[at] for at in offsets)
+
+
+@lru_cache(maxsize=1 << 12)
+def fitting_offsets(offsets: tuple[int, ...], accepting: tuple[bool, ...]) -> tuple[int, ...]:
+    """The ``offsets`` whose box takes the colour: ``accepting`` says for each box."""
+    return tuple([at for at in offsets if accepting[at]])
+
+
+@lru_cache(maxsize=256)
+def blackouts_in_grid(grid: str, size: int) -> tuple[Blackout, ...]:
+    """``Blackout(grid, row, col)`` for every box of ``grid``, row by row, made once."""
+    return tuple(Blackout(grid, row, col) for row in range(size) for col in range(size))
+
 
 class Step(Enum):
     CHOOSE = "choose"
     WRITE = "write"
     OVER = "over"
+
+
+CHOOSE, WRITE, OVER = Step.CHOOSE, Step.WRITE, Step.OVER
+"""The steps as module names: the engine reads the step several times a move, and on Python
+3.11 reading a class attribute such as ``Step.CHOOSE`` takes several times as long."""
 
 
 class LowdownState(GameState[LowdownAction]):
@@ -118,28 +162,34 @@ class LowdownState(GameState[LowdownAction]):
     # --- the engine interface ---------------------------------------------------------
 
     def current_players(self) -> list[int]:
-        if self.step is Step.CHOOSE:
+        if self.step is CHOOSE:
             return [self.active]
-        if self.step is Step.WRITE:
+        if self.step is WRITE:
             return [seat for seat in range(self.num_players) if not self.done[seat]]
         return []
 
+    def _can_act(self, player: int) -> bool:
+        """Whether ``player`` is one of ``current_players()``, without listing them."""
+        if self.step is CHOOSE:
+            return player == self.active
+        return self.step is WRITE and 0 <= player < self.num_players and not self.done[player]
+
     def legal_actions(self, player: int) -> list[LowdownAction]:
-        if player not in self.current_players():
+        if not self._can_act(player):
             return []
-        if self.step is Step.CHOOSE:
-            reveal: list[LowdownAction] = [] if self.revealed else [Reveal()]
-            return [*reveal, *self._writes(player)]
+        if self.step is CHOOSE:
+            reveal: list[LowdownAction] = [Reveal()] if self.may_reveal(player) else []
+            return [*reveal, *self.legal_writes(player)]
         if not self.wrote[player]:
-            return list(self._writes(player))
-        return [*self._crossings(player), Done()]
+            return list(self.legal_writes(player))
+        return [*self.legal_crossings(player), Done()]
 
     def apply(self, player: int, action: LowdownAction) -> None:
         self._check_seat(player)
-        if player not in self.current_players():
+        if not self._can_act(player):
             raise InvalidMove(Reason.NOT_YOUR_TURN, f"seat {player} cannot act now")
         if isinstance(action, Reveal):
-            if self.step is not Step.CHOOSE:
+            if self.step is not CHOOSE:
                 raise InvalidMove(Reason.WRONG_KIND_OF_ACTION, "only the active player reveals")
             if self.revealed:
                 raise InvalidMove(Reason.HIDDEN_ALREADY_SEEN, "the hidden pair is already seen")
@@ -148,7 +198,7 @@ class LowdownState(GameState[LowdownAction]):
             if self.wrote[player]:
                 raise InvalidMove(Reason.ALREADY_WROTE, f"seat {player} wrote this turn")
             self._write(player, action)
-            if self.step is Step.CHOOSE:
+            if self.step is CHOOSE:
                 self._share_dice(action)
         elif isinstance(action, Cross):
             self._cross(player, action)
@@ -162,13 +212,13 @@ class LowdownState(GameState[LowdownAction]):
             raise InvalidMove(Reason.WRONG_KIND_OF_ACTION, f"{action!r} is not a Lowdown move")
 
     def is_terminal(self) -> bool:
-        return self.step is Step.OVER
+        return self.step is OVER
 
     def scores(self) -> list[int]:
         return [sheet.score(self.config.blackout_points) for sheet in self.sheets]
 
     def winners(self) -> list[int]:
-        if self.step is not Step.OVER:
+        if self.step is not OVER:
             return []
         scores = self.scores()
         best = min(scores)
@@ -180,7 +230,7 @@ class LowdownState(GameState[LowdownAction]):
     def view(self, player: int) -> dict[str, Any]:
         hidden_seen = (
             player == self.roller
-            or self.step is not Step.CHOOSE
+            or self.step is not CHOOSE
             or (player == self.active and self.revealed)
         )
         return {
@@ -198,7 +248,7 @@ class LowdownState(GameState[LowdownAction]):
                 "numbers": list(self.shared_numbers),
                 "colors": list(self.shared_colors),
             }
-            if self.step is Step.WRITE
+            if self.step is WRITE
             else None,
             "boards": [
                 {
@@ -217,7 +267,7 @@ class LowdownState(GameState[LowdownAction]):
 
     def offered_dice(self, player: int) -> tuple[list[int], list[str]]:
         """The number dice and colour dice ``player`` may write with now."""
-        if self.step is Step.CHOOSE and player == self.active:
+        if self.step is CHOOSE and player == self.active:
             if self.revealed:
                 return [self.hidden_number], [self.hidden_color]
             return self.own_numbers, self.own_colors
@@ -230,7 +280,7 @@ class LowdownState(GameState[LowdownAction]):
         self.roll_dice()
         self.shared_numbers: list[int] = []
         self.shared_colors: list[str] = []
-        self.step = Step.CHOOSE
+        self.step = CHOOSE
         self.wrote = [False] * n
         self.done = [False] * n
         self.written: list[set[tuple[str, int, int]]] = [set() for _ in range(n)]
@@ -267,11 +317,11 @@ class LowdownState(GameState[LowdownAction]):
         else:
             self.shared_numbers = list(self.own_numbers)
             self.shared_colors = list(self.own_colors)
-        self.step = Step.WRITE
+        self.step = WRITE
 
     def _end_turn(self) -> None:
         if any(sheet.full_grids() >= self.config.end_grids for sheet in self.sheets):
-            self.step = Step.OVER
+            self.step = OVER
             return
         self.turns += 1
         self.active = self.left_of(self.active)
@@ -280,7 +330,7 @@ class LowdownState(GameState[LowdownAction]):
     # --- writing ----------------------------------------------------------------------
 
     def _is_choosing(self, player: int) -> bool:
-        return self.step is Step.CHOOSE and player == self.active
+        return self.step is CHOOSE and player == self.active
 
     def _wild_available(self, player: int) -> bool:
         if self.sheets[player].wilds >= self.data.wild_boxes:
@@ -289,39 +339,92 @@ class LowdownState(GameState[LowdownAction]):
             self._is_choosing(player) and self.revealed and not self.config.hidden_with_wild
         )
 
-    def _normal_places(self, player: int) -> list[Place]:
-        numbers, colors = self.offered_dice(player)
-        layout = self.layouts[player]
-        empty = self.sheets[player].empty_cells()
-        return [
-            Place(ni, ci, grid, row, col)
-            for ni in range(len(numbers))
-            for ci, color in enumerate(colors)
-            for grid, row, col in empty
-            if layout.accepts(grid, row, col, color)
-        ]
+    def may_reveal(self, player: int) -> bool:
+        """Whether ``player`` may reveal the hidden pair now: the active player choosing,
+        before revealing it."""
+        return self._is_choosing(player) and not self.revealed
 
-    def _writes(self, player: int) -> list[Write]:
-        empty = self.sheets[player].empty_cells()
+    def normal_places(self, player: int, number_dice: Sequence[int] | None = None) -> list[Place]:
+        """The places with a die of each kind that ``player`` may write now (no wild): by
+        number die, colour die, then box (grid, row, column). For a player yet to write.
+
+        With ``number_dice`` (indices, ascending), only the places with those number dice: the
+        same boxes for each, since a box takes colours, not numbers."""
+        return self._normal_places(player, self._empty_boxes(player), number_dice)
+
+    def legal_writes(self, player: int) -> list[Write]:
+        """Everything ``player`` may write now (for a player yet to write): the normal places,
+        then the wild ones, then blackouts when nothing else may be written, then Skip when
+        writing is optional; only Skip when no box is empty."""
+        empty = self._empty_boxes(player)
         if not empty:
             return [Skip()]
-        writes: list[Write] = list(self._normal_places(player))
+        writes: list[Write] = list(self._normal_places(player, empty))
         has_normal = bool(writes)
         wild = self._wild_available(player)
         if wild:
-            numbers, colors = self.offered_dice(player)
-            removals = list(range(len(colors))) if self._is_choosing(player) else [None]
-            writes.extend(
-                Place(ni, removed, grid, row, col, wild=True)
-                for ni in range(len(numbers))
-                for removed in removals
-                for grid, row, col in empty
-            )
+            writes.extend(self._wild_places(player, empty))
         if not has_normal and not (wild and self.config.forced_wild):
-            writes.extend(Blackout(grid, row, col) for grid, row, col in empty)
+            writes.extend(self._blackouts(player, empty))
         if not self.config.must_write:
             writes.append(Skip())
         return writes
+
+    def _normal_places(
+        self, player: int, empty: EmptyBoxes, number_dice: Sequence[int] | None = None
+    ) -> list[Place]:
+        """``normal_places`` in the boxes ``empty`` (all the empty boxes of the sheet)."""
+        numbers, colors = self.offered_dice(player)
+        size = self.sheets[player].size
+        fitting = [self._boxes_taking(player, color, empty) for color in colors]
+        places: list[Place] = []
+        for ni in range(len(numbers)) if number_dice is None else number_dice:
+            for ci, boxes in enumerate(fitting):
+                for grid, offsets in boxes:
+                    places.extend(places_at(grid, size, ni, ci, False, offsets))
+        return places
+
+    def _boxes_taking(self, player: int, color: str, empty: EmptyBoxes) -> EmptyBoxes:
+        """The boxes of ``empty`` that take ``color`` on ``player``'s board."""
+        layout = self.layouts[player]
+        fitting: EmptyBoxes = []
+        for grid, offsets in empty:
+            accepting = layout.accepting(grid, color)
+            if accepting is not None:
+                fitting.append((grid, fitting_offsets(offsets, accepting)))
+        return fitting
+
+    def _wild_places(self, player: int, empty: EmptyBoxes) -> list[Place]:
+        """Wild places in the empty boxes: by number die, then the colour die the active
+        player removes (None for the others), then box."""
+        numbers, colors = self.offered_dice(player)
+        removals = list(range(len(colors))) if self._is_choosing(player) else [None]
+        size = self.sheets[player].size
+        places: list[Place] = []
+        for ni in range(len(numbers)):
+            for removed in removals:
+                for grid, offsets in empty:
+                    places.extend(places_at(grid, size, ni, removed, True, offsets))
+        return places
+
+    def _blackouts(self, player: int, empty: EmptyBoxes) -> list[Blackout]:
+        """A blackout of each of the empty boxes ``empty``, grid by grid."""
+        size = self.sheets[player].size
+        found: list[Blackout] = []
+        for grid, offsets in empty:
+            row = blackouts_in_grid(grid, size)
+            found.extend([row[at] for at in offsets])
+        return found
+
+    def _empty_boxes(self, player: int) -> EmptyBoxes:
+        """The empty boxes of ``player``'s sheet, grid by grid (grids without one left out)."""
+        sheet = self.sheets[player]
+        empty: EmptyBoxes = []
+        for grid in sheet.grids:
+            offsets = empty_offsets(sheet.boxes(grid))
+            if offsets:
+                empty.append((grid, offsets))
+        return empty
 
     def _write(self, player: int, action: Write) -> None:
         sheet = self.sheets[player]
@@ -382,19 +485,25 @@ class LowdownState(GameState[LowdownAction]):
         grid, row, col = box
         if self.sheets[player].grids[grid][row][col] is not None:
             raise InvalidMove(Reason.BOX_FILLED, f"{grid} ({row}, {col}) is filled")
-        if self._normal_places(player):
+        if self.normal_places(player):
             raise InvalidMove(Reason.HAS_MOVE, "a number can be written, so no blackout")
         if self._wild_available(player) and self.config.forced_wild:
             raise InvalidMove(Reason.MUST_USE_WILD, "a wild colour is left: use it")
 
     # --- crossing out -----------------------------------------------------------------
 
-    def _crossings(self, player: int) -> list[Cross]:
+    def legal_crossings(self, player: int) -> list[Cross]:
+        """The lines ``player`` may cross out now, by grid and in the order of ``lines_of``.
+        Only the lines that qualify as written (``Sheet.qualifying_lines``, cached per grid)
+        and are not crossed out yet go through the whole check; no other line can pass it."""
+        sheet = self.sheets[player]
         return [
             Cross(grid, line)
             for grid in self.data.grid_names
-            for line in lines_of(self.data.size)
-            if self._crossing_problem(player, grid, line) is None
+            if grid in sheet.grids
+            for line in sheet.qualifying_lines(grid, self.config.line_sum)
+            if line not in sheet.crossed.get(grid, ())
+            and self._crossing_problem(player, grid, line) is None
         ]
 
     def _crossing_problem(self, player: int, grid: str, line: str) -> Reason | None:
@@ -409,7 +518,7 @@ class LowdownState(GameState[LowdownAction]):
         return problem
 
     def _cross(self, player: int, cross: Cross) -> None:
-        if self.step is not Step.WRITE:
+        if self.step is not WRITE:
             raise InvalidMove(Reason.WRONG_KIND_OF_ACTION, "lines are crossed after writing")
         if not self.wrote[player]:
             raise InvalidMove(Reason.MUST_WRITE, "write first")

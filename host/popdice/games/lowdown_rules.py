@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from itertools import combinations
+from functools import cached_property, lru_cache
+from itertools import chain, combinations
 from pathlib import Path
 
 from .config import require_at_least, require_choice
@@ -69,6 +69,21 @@ class BoardLayout:
     def accepts(self, grid: str, row: int, col: int, color: str) -> bool:
         return color in self.boxes[grid][row][col]
 
+    def accepting(self, grid: str, color: str) -> tuple[bool, ...] | None:
+        """For each box of ``grid``, row by row, whether it takes ``color`` (``accepts``);
+        None when no box of the grid takes it."""
+        return self._accepting.get((grid, color))
+
+    @cached_property
+    def _accepting(self) -> dict[tuple[str, str], tuple[bool, ...]]:
+        """``accepting`` for every grid and every colour some box of it takes, made once."""
+        table: dict[tuple[str, str], tuple[bool, ...]] = {}
+        for grid, rows in self.boxes.items():
+            boxes = [colors for row in rows for colors in row]
+            for color in frozenset().union(*boxes):
+                table[grid, color] = tuple(color in colors for colors in boxes)
+        return table
+
 
 @dataclass(frozen=True)
 class LowdownData:
@@ -83,7 +98,7 @@ class LowdownData:
     min_players: int
     max_players: int
 
-    @property
+    @cached_property
     def grid_names(self) -> tuple[str, ...]:
         return tuple(grid.name for grid in self.grids)
 
@@ -129,6 +144,43 @@ def line_problem(values: Sequence[Box]) -> Reason | None:
     return None
 
 
+@lru_cache(maxsize=1 << 12)
+def qualifying_lines(boxes: tuple[Box, ...], size: int, line_sum: int) -> tuple[str, ...]:
+    """The lines of a grid holding ``boxes`` (row by row) that are full, have no blackout and
+    qualify, in the order of ``lines_of``: what of ``Sheet.crossing_problem`` depends on the
+    numbers written alone. Cached, since a grid changes at most once a turn while its lines
+    are looked at after every move."""
+    found = []
+    for name, offsets in line_offsets(size):
+        values = [boxes[at] for at in offsets]
+        # An empty box makes the line incomplete (line_problem would say so), the common case.
+        if None not in values and full_line_qualifies(tuple(values), line_sum):
+            found.append(name)
+    return tuple(found)
+
+
+@lru_cache(maxsize=1 << 12)
+def full_line_qualifies(values: tuple[Box, ...], line_sum: int) -> bool:
+    """Whether a line with these boxes has no blackout and qualifies (``line_problem`` and
+    ``qualifies``); cached, since lines take few values."""
+    return line_problem(values) is None and qualifies(values, line_sum)
+
+
+@lru_cache(maxsize=8)
+def line_offsets(size: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Each line of ``lines_of(size)`` with its boxes as offsets into a grid row by row."""
+    return tuple(
+        (name, tuple(row * size + col for row, col in cells))
+        for name, cells in lines_of(size).items()
+    )
+
+
+@lru_cache(maxsize=1 << 12)
+def empty_offsets(boxes: tuple[Box, ...]) -> tuple[int, ...]:
+    """Where ``boxes`` (a grid row by row) has an empty box, as offsets into it."""
+    return tuple(offset for offset, box in enumerate(boxes) if box is None)
+
+
 @dataclass
 class Sheet:
     """One player's board as written: grids of boxes, crossed lines per grid, wilds used."""
@@ -144,6 +196,13 @@ class Sheet:
             name: [[None] * size for _ in range(size)] for name in grid_names
         }
         return cls(grids, size, {name: [] for name in grids})
+
+    def boxes(self, grid: str) -> tuple[Box, ...]:
+        """The boxes of ``grid`` row by row (box (row, col) at ``row * size + col``)."""
+        flat: list[Box] = []
+        for row in self.grids[grid]:
+            flat += row
+        return tuple(flat)
 
     def line_values(self, grid: str, line: str) -> list[Box]:
         values = self.grids[grid]
@@ -163,10 +222,8 @@ class Sheet:
         ]
 
     def full_grids(self) -> int:
-        return sum(
-            all(box is not None for line in values for box in line)
-            for values in self.grids.values()
-        )
+        """How many grids have no empty box."""
+        return sum(None not in chain.from_iterable(rows) for rows in self.grids.values())
 
     def score(self, blackout_points: int = 6) -> int:
         """Numbers not crossed out, plus ``blackout_points`` a blacked-out box (§3.6)."""
@@ -199,11 +256,25 @@ class Sheet:
             return Reason.LINES_CROSS
         return None
 
+    def qualifying_lines(self, grid: str, line_sum: int) -> tuple[str, ...]:
+        """The lines of ``grid`` that are full, have no blackout and qualify, crossed or not
+        (``qualifying_lines``, cached)."""
+        return qualifying_lines(self.boxes(grid), self.size, line_sum)
+
+    def crossable_lines(self, grid: str, config: LowdownConfig) -> list[str]:
+        """The lines of ``grid`` that may be crossed out now (``crossing_problem`` is None), in
+        the order of ``lines_of``. Only the qualifying lines, few, go through the check."""
+        return [
+            line
+            for line in self.qualifying_lines(grid, config.line_sum)
+            if self.crossing_problem(grid, line, config) is None
+        ]
+
     def best_crossings(self, grid: str, config: LowdownConfig) -> list[str]:
         """The lines to add to ``grid`` that lower its score the most; ties: fewer lines, then
         the earlier lines (r0.. c0.. d0 d1)."""
         lines = lines_of(self.size)
-        candidates = [name for name in lines if self.crossing_problem(grid, name, config) is None]
+        candidates = self.crossable_lines(grid, config)
         already = self.crossed_cells(grid)
         values = self.grids[grid]
         best: tuple[int, tuple[str, ...]] = (0, ())

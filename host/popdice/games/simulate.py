@@ -18,7 +18,7 @@ from .catalog import GAMES, GameSpec
 from .engine import GameState
 from .errors import InputError
 
-MAX_GAMES = 100_000  # a few hours of Lowdown, the slowest
+MAX_GAMES = 100_000  # about five minutes of Ringer, the slowest (bench/simulate.py)
 MAX_PLAYERS = 99  # above any game's own limit, which gives the message
 MAX_SEED = 2**32 - 1
 
