@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,14 +44,18 @@ def micropython_command() -> list[str]:
 def run_module(path: Path, timeout: float = 120) -> list[UpyResult]:
     env = dict(os.environ, MICROPYPATH=os.pathsep.join(str(p) for p in UPY_PATH))
     env["POPDICE_ROOT"] = str(ROOT)
-    proc = subprocess.run(
-        [*micropython_command(), str(RUNNER), str(path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-        cwd=ROOT,
-    )
+    # A folder of this run's own for tests that write files (the unix port has no getpid, and
+    # runs in parallel workers or other checkouts must not share one).
+    with tempfile.TemporaryDirectory(prefix="popdice-upy-") as scratch:
+        env["POPDICE_UPY_TMP"] = scratch
+        proc = subprocess.run(
+            [*micropython_command(), str(RUNNER), str(path)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            cwd=ROOT,
+        )
     return read_results(proc.stdout, proc.stderr, proc.returncode)
 
 

@@ -7,7 +7,8 @@ import os
 from popdice_fw import detector_file
 from popdice_fw.impulse import defaults
 
-FOLDER = "/tmp/popdice-upy-detector-%d" % os.getpid() if hasattr(os, "getpid") else "/tmp/pdd"
+# tests/upy_run.py gives each run a scratch folder of its own.
+FOLDER = (os.getenv("POPDICE_UPY_TMP") or "/tmp") + "/popdice-detector"
 
 
 def path(name):
