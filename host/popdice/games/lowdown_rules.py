@@ -273,8 +273,12 @@ class Sheet:
     def best_crossings(self, grid: str, config: LowdownConfig) -> list[str]:
         """The lines to add to ``grid`` that lower its score the most; ties: fewer lines, then
         the earlier lines (r0.. c0.. d0 d1)."""
+        return self.best_of_lines(grid, self.crossable_lines(grid, config), config)
+
+    def best_of_lines(self, grid: str, candidates: list[str], config: LowdownConfig) -> list[str]:
+        """Of ``candidates`` (lines ``grid`` may take, in order), the set to add that lowers
+        its score the most, with ``best_crossings``' tie-break."""
         lines = lines_of(self.size)
-        candidates = self.crossable_lines(grid, config)
         already = self.crossed_cells(grid)
         values = self.grids[grid]
         best: tuple[int, tuple[str, ...]] = (0, ())
