@@ -9,10 +9,6 @@ import asyncio
 import select
 import sys
 
-from micropython import const
-
-_POLLIN = const(1)  # select.POLLIN
-
 
 class UsbSerial:
     def __init__(self, stream_in=None, stream_out=None):
@@ -40,11 +36,12 @@ class UsbSerial:
         size = len(buf)
         one = self._byte
         ipoll = self._poll.ipoll
+        pollin = select.POLLIN
         readinto = self._in.readinto  # pyright: ignore[reportAttributeAccessIssue]
         while n < size:
             ready = 0
             for entry in ipoll(0):
-                ready = entry[1] & _POLLIN
+                ready = entry[1] & pollin
             if not ready or not readinto(one):
                 break
             buf[n] = one[0]
