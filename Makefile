@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STUBS := $(VENV)/mpy-stubs
 DEMO_READY := $(VENV)/.demo-$(shell cat pyproject.toml setup.py requirements/demo.txt | cksum | cut -d' ' -f1)
-READY := $(VENV)/.ready-$(shell cat pyproject.toml setup.py requirements/*.txt host/popdice/rp2040/js/package*.json | cksum | cut -d' ' -f1)
+READY := $(VENV)/.ready-$(shell cat pyproject.toml setup.py requirements/*.txt host/popdice/sim/rp2040/js/package*.json | cksum | cut -d' ' -f1)
 # setuptools reports every editable install as a warning ("Editable installation."), which it
 # calls information only: this keeps that one message out of the install's output.
 EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
@@ -34,7 +34,7 @@ $(READY): $(DEMO_READY)
 	rm -f $(VENV)/.ready-*
 	$(BIN)/python -m pip install --quiet -r requirements/dev.txt
 	$(BIN)/python -m pip install --quiet --no-deps --target $(STUBS) --upgrade -r requirements/stubs.txt
-	$(BIN)/python -m popdice.rp2040.tools install || echo "rp2040js not installed: the emulated-Pico tests will be skipped"
+	$(BIN)/python -m popdice.sim.rp2040.tools install || echo "rp2040js not installed: the emulated-Pico tests will be skipped"
 	touch $@
 
 venv: $(READY)
@@ -54,7 +54,7 @@ typecheck: $(READY)
 
 # Every firmware file compiles with mpy-cross of the MicroPython version the tests run.
 compile: $(READY)
-	$(BIN)/python -m popdice.firmware --check
+	$(BIN)/python -m popdice.firmware.files --check
 
 pytest: $(READY)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)

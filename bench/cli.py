@@ -7,7 +7,7 @@ pass`, the floor every Python program pays; `popdice --help`; `popdice check rin
 (the Ringer example of docs/formats.md); `popdice status --port P` against a simulated
 popper this script starts with `popdice sim popper`; and closing a client (connect, one
 status, then the time `close()` takes). `popdice` runs as its console script does,
-``python -c "from popdice.cli import main; ..."``, with this interpreter, and with its
+``python -c "from popdice.cli.main import main; ..."``, with this interpreter, and with its
 modules compiled, as an installed popdice has them: the warm-up rounds write the .pyc files
 even where PYTHONDONTWRITEBYTECODE is set (without them every run compiles what it imports).
 
@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-POPDICE = [sys.executable, "-c", "import sys; from popdice.cli import main; sys.exit(main())"]
+POPDICE = [sys.executable, "-c", "import sys; from popdice.cli.main import main; sys.exit(main())"]
 WARM_UP_ROUNDS = 2  # they fill the disk cache and write the .pyc files
 
 # What mpremote took on a board for `exec "print(1)"` (issue 14): status should beat it.
@@ -174,7 +174,7 @@ def baseline_env(tree: str) -> dict[str, str]:
     """The environment that makes ``python`` import popdice from another source tree."""
     root = Path(tree).resolve()
     if not (root / "host" / "popdice" / "cli.py").is_file():
-        raise SystemExit(f"--baseline {tree}: no host/popdice/cli.py there")
+        raise SystemExit(f"--baseline {tree}: no host/popdice/cli/main.py there")
     return compiled_env(PYTHONPATH=f"{root / 'host'}{os.pathsep}{root / 'firmware'}")
 
 

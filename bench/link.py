@@ -22,7 +22,7 @@ import time
 from contextlib import ExitStack
 
 from popdice import connect
-from popdice.link import Event
+from popdice.devices.link import Event
 
 TARGETS = {"sim": (5.0, 1000), "rp2040": (10.0, None), "port": (5.0, 1000)}
 DEFAULT_COUNTS = {"sim": (2000, 5000), "rp2040": (300, 400), "port": (2000, 5000)}
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             if kind == "rp2040":
                 emulated = EmulatedClock(stack.enter_context(sim.control()))
-        from popdice.client import connect_when_ready
+        from popdice.devices.connect import connect_when_ready
 
         client = stack.enter_context(connect_when_ready(port, 60) if port else connect(port))
         rows = []

@@ -26,10 +26,10 @@ import statistics
 import sys
 import time
 
-from popdice.client import connect_when_ready
-from popdice.handheld import Handheld
-from popdice.link import Event
-from popdice.popper import Popper
+from popdice.devices.connect import connect_when_ready
+from popdice.devices.handheld import Handheld
+from popdice.devices.link import Event
+from popdice.devices.popper import Popper
 from popdice.sim.supervisor import SimulatedPico
 from popdice.traces import scenes
 from popdice.traces.runner import run_detector

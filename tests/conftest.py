@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from popdice.sim.registry import SIM_DIR_ENV
+from popdice.devices.sim_registry import SIM_DIR_ENV
 from popdice.table.journal import Journal
 
 pytest_plugins = ["popdice.hil"]

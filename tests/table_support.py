@@ -1,11 +1,11 @@
 """Stand-in devices for the table tests: a popper and a handheld with scripted dice.
 
-``FakePopper`` has the methods of popdice.popper.Popper the table uses; its dice come from a
+``FakePopper`` has the methods of popdice.devices.popper.Popper the table uses; its dice come from a
 script, and like the firmware it numbers its rolls and reports each pop both as the reply
 and as an event. In ``lowdown`` mode it pops four dice as the firmware does (modes.py):
 dice 0-1 number dice, 2-3 colour dice (die 4 stays dark and is not reported).
 
-``FakeHandheld`` has the methods of popdice.handheld.Handheld the table uses. Its secret
+``FakeHandheld`` has the methods of popdice.devices.handheld.Handheld the table uses. Its secret
 rolls come from a script and carry real commitments (popdice_fw.commit); like the firmware
 it says which unrevealed roll a new one ``replaces``, refuses to reveal a roll that is not
 its current one, and sends each reveal once as an event. ``lie`` makes its next reveal show
@@ -22,16 +22,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from popdice.errors import DeviceDisconnected
-from popdice.handheld import (
+from popdice.devices.handheld import (
     Reveal,
     RevealEvent,
     SecretRoll,
     SecretRollEvent,
     StaleRoll,
 )
-from popdice.link import DeviceInfo, Event, Notice
-from popdice.popper import Pop
+from popdice.devices.link import DeviceInfo, Event, Notice
+from popdice.devices.popper import Pop
+from popdice.errors import DeviceDisconnected
 from popdice_fw.commit import commitment
 
 if TYPE_CHECKING:

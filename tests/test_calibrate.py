@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from popdice.cli import main
-from popdice.popper import DetectorSettings, Popper
+from popdice.cli.main import main
+from popdice.devices.popper import DetectorSettings, Popper
 from popdice.traces import trace
 from popdice.traces.calibrate_cli import STEPS, Step, calibrate
 from popdice.traces.files import write_labels, write_trace

@@ -3,7 +3,7 @@ one-line errors with exit code 2, help that teaches, and property-based tests of
 against oracles written here straight from the rules (docs/rules.md §1.4, §2.4, §3.5).
 
 The tests at the end named `test_wired_*` run the installed `popdice` console script and need
-`popdice.cli` to list `check`, `score` and `simulate` with `games.cli`'s arguments."""
+`popdice.cli.main` to list `check`, `score` and `simulate` with `games.cli`'s arguments."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from popdice.cli import main
+from popdice.cli.main import main
 from popdice.games.errors import InputError
 from popdice.games.fields import Field
 from popdice.games.lowdown_check import check_lowdown_move, score_lowdown
@@ -877,7 +877,7 @@ def test_damaged_documents_give_an_input_error_naming_a_field(which, data, junk,
         json.dumps(result)  # a verdict, and JSON-ready
 
 
-# --- the installed console script: these need popdice.cli to list games.cli's commands ------
+# --- the installed console script: these need popdice.cli.main to list games.cli's commands ------
 
 
 def script(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

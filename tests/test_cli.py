@@ -12,9 +12,9 @@ import pytest
 from test_device_link import mpremote_exec
 
 import popdice
-from popdice.client import LINK_COUNTERS
-from popdice.device_cli import DEVICE_COLUMNS
-from popdice.firmware import FIRMWARE_DIR, flash_files
+from popdice.cli.devices import DEVICE_COLUMNS
+from popdice.devices.client import LINK_COUNTERS
+from popdice.firmware.files import FIRMWARE_DIR, flash_files
 from popdice.sim.supervisor import SimulatedPico
 from popdice_fw import PROTOCOL, VERSION
 
@@ -155,16 +155,22 @@ def test_demo_runs_the_link_on_simulators_then_points_at_the_table():
 
 
 def test_demo_in_a_terminal_starts_the_table_on_simulated_devices(monkeypatch):
-    from popdice import cli, demo
+    from popdice.cli import demo
+    from popdice.table import cli as table_cli
 
-    started: list[list[str]] = []
-    monkeypatch.setattr(cli, "main", lambda argv: started.append(argv) or 0)
+    started: list[tuple[str, bool, str]] = []
+
+    def run_table(args) -> int:
+        started.append((args.game, args.sim, args.players))
+        return 0
+
+    monkeypatch.setattr(table_cli, "run_table", run_table)
     assert demo.run_table_demo("lowdown", "Ann,Bob", interactive=True) == 0
-    assert started == [["table", "lowdown", "--sim", "--players", "Ann,Bob"]]
+    assert started == [("lowdown", True, "Ann,Bob")]
 
 
 def test_every_usage_error_is_one_line_and_exit_2(capsys) -> None:
-    from popdice.cli import build_parser, main
+    from popdice.cli.main import build_parser, main
 
     commands = next(
         action.choices
@@ -179,7 +185,7 @@ def test_every_usage_error_is_one_line_and_exit_2(capsys) -> None:
 
 
 def test_json_with_huge_numbers_or_deep_nesting_is_one_line(tmp_path, capsys) -> None:
-    from popdice.cli import main
+    from popdice.cli.main import main
     from popdice.traces import press_trace
     from popdice.traces.files import write_trace
 

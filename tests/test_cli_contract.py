@@ -2,7 +2,7 @@
 kind (huge and negative numbers, empty strings, missing files, folders given as files,
 binary files, JSON that is huge, deep or of the wrong type, unknown options) each give exit
 code 2 and exactly one short line on standard error, never a traceback. The commands run
-in-process through ``popdice.cli.main``; a few run as real processes."""
+in-process through ``popdice.cli.main.main``; a few run as real processes."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from popdice.arguments import file_name, folder_name, input_file, output_file, serial_port
-from popdice.cli import build_parser, main
+from popdice.cli.main import build_parser, main
+from popdice.console.arguments import file_name, folder_name, input_file, output_file, serial_port
+from popdice.console.messages import LINE_LIMIT
 from popdice.errors import SimulatorError
-from popdice.messages import LINE_LIMIT
 from popdice.sim.supervisor import SimulatedPico
 
 POPDICE = str(Path(sys.executable).with_name("popdice"))
@@ -213,12 +213,12 @@ def test_empty_values_are_called_empty(files, capsys) -> None:
 
 
 def test_bounds_are_stated_and_checked_before_any_device(files, capsys, monkeypatch) -> None:
-    from popdice import device_cli
+    from popdice.cli import devices
 
     def no_device(*_args: object) -> str:
         raise AssertionError("a device was looked for")
 
-    monkeypatch.setattr(device_cli, "pick_port", no_device)
+    monkeypatch.setattr(devices, "pick_port", no_device)
     for argv, words in (
         (["fairness", "--batch", "0"], "from 1 to 20,000, not '0'"),
         (["fairness", "--batch", "-1"], "from 1 to 20,000, not '-1'"),

@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from popdice.cli import SUBCOMMANDS, SubcommandParser, build_parser
-from popdice.client import client_class
-from popdice.handheld import Handheld
-from popdice.popper import Popper
+from popdice.cli.main import SUBCOMMANDS, SubcommandParser, build_parser
+from popdice.devices.connect import client_class
+from popdice.devices.handheld import Handheld
+from popdice.devices.popper import Popper
 
 # The modules `popdice --help` must not load, by name or as a package's prefix.
 HEAVY = (
@@ -23,7 +23,7 @@ HEAVY = (
     "popdice.table",
     "popdice.games",
     "popdice.traces",
-    "popdice.rp2040",
+    "popdice.sim.rp2040",
     "asyncio",
     "textual",
 )
@@ -31,7 +31,7 @@ ENGINES = ("popdice.games.lowdown", "popdice.games.ringer", "popdice.games.popal
 
 LOADED = """\
 import contextlib, io, json, sys
-from popdice.cli import main
+from popdice.cli.main import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     main(sys.argv[1:])
 print(json.dumps(sorted(sys.modules)))
@@ -63,7 +63,7 @@ def test_import_popdice_loads_none_of_its_modules() -> None:
 def test_help_loads_no_simulator_table_engine_asyncio_or_textual() -> None:
     loaded = modules_loaded("--help")
     assert not among(loaded, HEAVY)
-    assert not among(loaded, ("popdice.client", "popdice.link", "serial"))
+    assert not among(loaded, ("popdice.devices.client", "popdice.devices.link", "serial"))
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,7 @@ def test_help_loads_no_simulator_table_engine_asyncio_or_textual() -> None:
         (["check", "ringer", "--help"], (*ENGINES, "popdice.sim", "popdice.table", "asyncio")),
         (
             ["status", "--help"],
-            ("popdice.games", "popdice.sim", "popdice.table", "popdice.firmware", "asyncio"),
+            ("popdice.games", "popdice.sim", "popdice.table", "popdice.firmware.files", "asyncio"),
         ),
         (["sim", "--help"], ("popdice.games", "popdice.table", "textual")),
     ],

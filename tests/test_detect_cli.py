@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from popdice.cli import main
+from popdice.cli.main import main
 from popdice.traces import knock_trace, press_trace
 from popdice.traces.files import write_labels, write_trace
 from popdice.traces.scoring import (

@@ -23,7 +23,7 @@ from zlib import crc32
 import pytest
 
 import popdice
-from popdice.client import DeviceClient
+from popdice.devices.client import DeviceClient
 from popdice.hil import DeviceUnderTest
 from popdice_fw import codec
 

@@ -15,7 +15,7 @@ from zlib import crc32
 import pytest
 
 import popdice
-from popdice.link import Event
+from popdice.devices.link import Event
 from popdice_fw import PROTOCOL, VERSION, codec
 
 pytestmark = pytest.mark.rp2040_tier

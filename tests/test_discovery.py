@@ -12,10 +12,9 @@ import pytest
 from scripted_device import ScriptedDevice
 
 import popdice
-from popdice import discovery
-from popdice.cli import main
-from popdice.sim import registry
-from popdice.sim.registry import SIM_DIR_ENV, SimEntry
+from popdice.cli.main import main
+from popdice.devices import discovery, sim_registry
+from popdice.devices.sim_registry import SIM_DIR_ENV, SimEntry
 
 
 def fake_ports(*ports):
@@ -63,7 +62,7 @@ def register_scripted(device: ScriptedDevice, folder: Path, kind: str, device_id
     """Registers ``device`` as a running simulator (this process supervises it)."""
     control = folder / f"control-{device_id}"
     control.write_text("")
-    registry.register(SimEntry(kind, device_id, device.port, str(control), os.getpid()))
+    sim_registry.register(SimEntry(kind, device_id, device.port, str(control), os.getpid()))
 
 
 def test_a_busy_simulator_is_listed_once_as_busy(sim_folder, capsys):
@@ -73,7 +72,9 @@ def test_a_busy_simulator_is_listed_once_as_busy(sim_folder, capsys):
         alias.symlink_to(device.port)
         register_scripted(device, sim_folder, "popper", "00000000000000aa")
         control = str(sim_folder / "control-00000000000000aa")
-        registry.register(SimEntry("popper", "00000000000000bb", str(alias), control, os.getpid()))
+        sim_registry.register(
+            SimEntry("popper", "00000000000000bb", str(alias), control, os.getpid())
+        )
         with popdice.connect(device.port):  # another program holds the port
             found = discovery.find_devices(real=False)
             assert [(d.kind, d.device_id, d.busy) for d in found] == [
@@ -102,9 +103,9 @@ def test_each_checkout_keeps_its_simulators_to_its_own_folder(sim_folder, monkey
     device = ScriptedDevice()
     try:
         register_scripted(device, sim_folder, "popper", "00000000000000cc")
-        assert [sim.device_id for sim in registry.running()] == ["00000000000000cc"]
+        assert [sim.device_id for sim in sim_registry.running()] == ["00000000000000cc"]
         monkeypatch.setenv(SIM_DIR_ENV, str(sim_folder.parent / "another-checkout"))
-        assert registry.running() == [] and discovery.find_devices() == []
+        assert sim_registry.running() == [] and discovery.find_devices() == []
     finally:
         device.close()
 
@@ -117,7 +118,7 @@ def test_devices_are_a_table_under_a_header_and_their_json_is_as_it_was(monkeypa
             "handheld", "00000000000000bb", "?", "/tmp/tty-h", True, discovery.BUSY, busy=True
         ),
     ]
-    monkeypatch.setattr("popdice.device_cli.find_devices", lambda **_: found)
+    monkeypatch.setattr("popdice.cli.devices.find_devices", lambda **_: found)
     assert main(["devices"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "KIND      DEVICE ID         FIRMWARE  PORT                    STATE",
@@ -142,13 +143,13 @@ def test_devices_are_a_table_under_a_header_and_their_json_is_as_it_was(monkeypa
 
 def test_this_test_run_has_a_simulators_folder_of_its_own():
     assert os.environ.get(SIM_DIR_ENV)
-    assert registry.runtime_dir() != registry.default_dir()
+    assert sim_registry.runtime_dir() != sim_registry.default_dir()
 
 
 def test_the_simulators_folder_needs_no_user_id(monkeypatch, tmp_path):
     """As on Windows, where os has no getuid."""
     monkeypatch.delenv(SIM_DIR_ENV)
-    monkeypatch.setattr(registry, "default_dir", lambda: tmp_path / "runtime" / "popdice")
+    monkeypatch.setattr(sim_registry, "default_dir", lambda: tmp_path / "runtime" / "popdice")
     monkeypatch.delattr(os, "getuid")
-    assert registry.runtime_dir() == tmp_path / "runtime" / "popdice"
-    assert registry.running() == []
+    assert sim_registry.runtime_dir() == tmp_path / "runtime" / "popdice"
+    assert sim_registry.running() == []

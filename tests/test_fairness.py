@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from popdice.fairness import chi_squared_p, chi_squared_test, run_fairness
+from popdice.devices.fairness import chi_squared_p, chi_squared_test, run_fairness
 
 POPDICE = str(Path(sys.executable).with_name("popdice"))
 

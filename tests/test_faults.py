@@ -12,8 +12,8 @@ import pytest
 from faultline import Faults, FaultyLine
 
 import popdice
-from popdice.client import connect_when_ready
-from popdice.link import DeviceReboot, Event, EventGap
+from popdice.devices.connect import connect_when_ready
+from popdice.devices.link import DeviceReboot, Event, EventGap
 
 FAULT_CHANCE = 0.05
 

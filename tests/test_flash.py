@@ -8,8 +8,8 @@ import pytest
 from mpremote.transport import Transport
 
 import popdice
-from popdice import flash
-from popdice.cli import main
+from popdice.cli.main import main
+from popdice.firmware import flash
 
 
 @pytest.fixture

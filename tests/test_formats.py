@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from popdice.cli import main
+from popdice.cli.main import main
 from popdice.games import schema
 from popdice.games.errors import Reason
 

@@ -16,8 +16,7 @@ import pytest
 from scripted_device import ScriptedDevice
 
 import popdice
-from popdice.errors import BadArguments, PopdiceError
-from popdice.handheld import (
+from popdice.devices.handheld import (
     BatteryEvent,
     CommitmentMismatch,
     Commitments,
@@ -32,7 +31,8 @@ from popdice.handheld import (
     StaleRoll,
     UnknownRoll,
 )
-from popdice.link import Event, Notice
+from popdice.devices.link import Event, Notice
+from popdice.errors import BadArguments, PopdiceError
 from popdice_fw.commit import COLOURS, commitment
 
 DEVICE = "0123456789abcdef"  # the scripted device's id
@@ -287,7 +287,7 @@ def test_status_has_the_battery_and_the_display(handheld):
 
 
 def test_status_of_a_handheld_holding_a_roll_prints_it(handheld_dut, capsys):
-    from popdice.cli import main
+    from popdice.cli.main import main
 
     roll = as_handheld(handheld_dut.client).roll()
     handheld_dut.release()

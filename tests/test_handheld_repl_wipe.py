@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import pytest
 import serial
 
-from popdice.handheld import Handheld
+from popdice.devices.handheld import Handheld
 from popdice.hil import DeviceUnderTest
 from popdice_fw.commit import COLOURS, NUMBERS, committed_text
 

@@ -29,7 +29,7 @@ import pytest
 from faultline import FaultyLine
 from test_handheld_sim import click
 
-from popdice.handheld import Handheld, Reveal, RevealEvent, SecretRollEvent
+from popdice.devices.handheld import Handheld, Reveal, RevealEvent, SecretRollEvent
 from popdice.hil import DeviceUnderTest
 from popdice_fw import codec
 from popdice_fw.commit import COLOURS

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from popdice.client import connect_when_ready
-from popdice.handheld import BatteryEvent, Handheld, RevealEvent, SecretRollEvent
+from popdice.devices.connect import connect_when_ready
+from popdice.devices.handheld import BatteryEvent, Handheld, RevealEvent, SecretRollEvent
+from popdice.devices.link import Event
 from popdice.hil import DeviceUnderTest
-from popdice.link import Event
 from popdice.sim import render
 from popdice.sim.control import SimControl
 from popdice.sim.protocol import SimEvent

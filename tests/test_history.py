@@ -119,7 +119,7 @@ def test_history_json_of_the_same_games_is_the_same(capsys: pytest.CaptureFixtur
 def test_history_json_and_export_are_one_or_the_other(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from popdice.cli import main
+    from popdice.cli.main import main
 
     assert main(["history", "--json", "--export", "1"]) == 2
     out, err = capsys.readouterr()
@@ -180,7 +180,7 @@ def test_table_rules_keep_only_what_they_change() -> None:
 def test_history_export_of_a_bad_game_id_is_one_short_line(
     given: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from popdice.cli import main
+    from popdice.cli.main import main
 
     assert main(["history", "--export", given]) == 2
     out, err = capsys.readouterr()
@@ -287,15 +287,16 @@ def test_the_table_without_a_terminal_says_so_and_starts_nothing(
 def test_the_demo_without_a_terminal_prints_how_to_start_the_table(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from popdice import cli, demo
-    from popdice.cli import main
+    from popdice.cli import demo
+    from popdice.cli.main import main
+    from popdice.table import cli as table_cli
 
     class Keyboard(io.StringIO):
         def isatty(self) -> bool:
             return True
 
-    started: list[list[str]] = []
-    monkeypatch.setattr(cli, "main", lambda argv: started.append(argv) or 0)
+    started: list[str] = []
+    monkeypatch.setattr(table_cli, "run_table", lambda args: started.append(args.game) or 0)
     monkeypatch.setattr(demo, "run_demo", lambda real: 0)
     monkeypatch.setattr(sys, "stdin", Keyboard())  # a terminal in, but the output is piped
     assert main(["demo", "--sim", "--table", "ringer"]) == 0

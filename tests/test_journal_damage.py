@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from table_support import FakePopper, quiet_table
 
-from popdice.cli import main
+from popdice.cli.main import main
 from popdice.table.journal import JOURNAL_FILE, Journal
 from popdice.table.session import TableSession
 

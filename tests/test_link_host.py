@@ -8,7 +8,7 @@ import pytest
 from scripted_device import ScriptedDevice
 
 import popdice
-from popdice.link import COMPLAINTS_KEPT, DeviceReboot, Event, EventGap, Link
+from popdice.devices.link import COMPLAINTS_KEPT, DeviceReboot, Event, EventGap, Link
 from popdice_fw import codec
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 import popdice
-from popdice.link import DeviceReboot, Event
-from popdice.popper import DetectorSettings, Pop
+from popdice.devices.link import DeviceReboot, Event
+from popdice.devices.popper import DetectorSettings, Pop
 from popdice.traces import scenes
 
 LED_DICE = 5

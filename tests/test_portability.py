@@ -20,10 +20,10 @@ from popdice_fw import VERSION
 HERE = Path(__file__).resolve().parent
 PICO = (0x2E8A, 0x0005)  # MicroPython on an RP2040
 OTHER = (0x0403, 0x6001)  # a USB serial adapter
-CLI = "import sys\nfrom popdice.cli import main\nsys.exit(main(sys.argv[4:]))"
+CLI = "import sys\nfrom popdice.cli.main import main\nsys.exit(main(sys.argv[4:]))"
 # The same, as from a terminal (the table refuses to start without one).
 CLI_IN_A_TERMINAL = (
-    "import sys\nimport popdice.table.cli as table\nfrom popdice.cli import main\n"
+    "import sys\nimport popdice.table.cli as table\nfrom popdice.cli.main import main\n"
     "table.has_terminal = lambda: True\nsys.exit(main(sys.argv[4:]))"
 )
 
@@ -125,7 +125,7 @@ def test_an_empty_port_is_answered_with_the_systems_kind_of_name():
 
 
 def test_the_runtime_folder_is_the_platforms(tmp_path):
-    code = "from popdice.sim.registry import default_dir\nprint(default_dir())"
+    code = "from popdice.devices.sim_registry import default_dir\nprint(default_dir())"
     local = "C:\\Users\\ann\\AppData\\Local"
     windows = as_platform(
         "win32", {}, code, env={"WIN_PD_OVERRIDE_LOCAL_APPDATA": local}, cwd=tmp_path

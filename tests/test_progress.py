@@ -2,7 +2,7 @@
 
 import io
 
-from popdice.progress import ProgressBar
+from popdice.console.progress import ProgressBar
 
 
 class Terminal(io.StringIO):

@@ -5,10 +5,17 @@ from __future__ import annotations
 import queue
 import threading
 
-from popdice.discovery import simulated_ports
-from popdice.link import DeviceReboot, Event
-from popdice.popper import Pop, Popper
-from popdice.reattach import Back, DeviceWatch, Lost, WatchReport, candidate_ports, find_by_id
+from popdice.devices.discovery import simulated_ports
+from popdice.devices.link import DeviceReboot, Event
+from popdice.devices.popper import Pop, Popper
+from popdice.devices.reattach import (
+    Back,
+    DeviceWatch,
+    Lost,
+    WatchReport,
+    candidate_ports,
+    find_by_id,
+)
 from popdice.sim.hands import SimulatedHands
 
 REPORT_TIMEOUT_S = 10.0

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from popdice.cli import main
-from popdice.popper import Popper
+from popdice.cli.main import main
+from popdice.devices.popper import Popper
 from popdice.traces import press_trace
 from popdice.traces.files import read_labels, read_trace
 from popdice.traces.record_cli import record_to

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_device_link import mpremote_exec
 
-from popdice.client import connect_when_ready
+from popdice.devices.connect import connect_when_ready
 from popdice.sim.supervisor import SimulatedPico
 
 pytestmark = pytest.mark.rp2040_tier

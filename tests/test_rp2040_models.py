@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from popdice.errors import SimulatorError
-from popdice.rp2040 import tools
+from popdice.sim.rp2040 import tools
 
 JS_TESTS = Path(__file__).resolve().parent / "js"
 

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 import serial
 
+from popdice.devices import sim_registry
 from popdice.errors import SimulatorError
-from popdice.sim import SimControl, SimulatedPico, registry, render
-from popdice.sim.supervisor import find_micropython
+from popdice.firmware.unix_port import find_micropython
+from popdice.sim import SimControl, SimulatedPico, render
 
 # Answers one command per line on the serial port; reports buttons, the accelerometer and
 # the display as the real firmware would see them. Works on both boards.
@@ -317,7 +318,7 @@ def test_the_firmware_runs_in_a_192k_heap(tmp_path: Path) -> None:
 
 
 def test_running_sims_are_registered(popper: SimulatedPico) -> None:
-    entry = registry.find("popper", popper.device_id)
+    entry = sim_registry.find("popper", popper.device_id)
     assert entry is not None
     assert (entry.port, entry.control, entry.pid) == (popper.port, popper.control_path, os.getpid())
     with pytest.raises(SimulatorError, match="already running"):
@@ -327,7 +328,7 @@ def test_running_sims_are_registered(popper: SimulatedPico) -> None:
 def test_stopped_sims_leave_nothing_behind(tiny_flash: Path) -> None:
     sim = SimulatedPico("handheld", flash_dir=tiny_flash).start()
     sim.stop()
-    assert registry.find("handheld", sim.device_id) is None
+    assert sim_registry.find("handheld", sim.device_id) is None
     assert not os.path.lexists(sim.port) and not os.path.exists(sim.control_path)
     with pytest.raises(SimulatorError, match="cannot reach"):
         SimControl(sim.control_path)

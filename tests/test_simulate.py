@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from popdice.cli import main
+from popdice.cli.main import main
 from popdice.games.bots import BotSettings
 from popdice.games.catalog import GAMES
 from popdice.games.engine import GameState

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from popdice.client import LINK_COUNTERS
-from popdice.columns import aligned
-from popdice.link import DeviceInfo
-from popdice.status_text import BOARD_FIELDS, DEVICE_FIELDS, LINK_FIELDS, duration, status_lines
+from popdice.cli.status_text import BOARD_FIELDS, DEVICE_FIELDS, LINK_FIELDS, duration, status_lines
+from popdice.console.columns import aligned
+from popdice.devices.client import LINK_COUNTERS
+from popdice.devices.link import DeviceInfo
 
 POPPER = DeviceInfo("/dev/ttyACM0", "popper", "e6614103e7452d2f", "0.1.0", 1, "0badcafe")
 HANDHELD = DeviceInfo("/dev/ttyACM1", "handheld", "00000000000000bb", "0.1.0", 1, "12345678")

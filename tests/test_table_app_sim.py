@@ -10,8 +10,8 @@ from typing import Any
 
 from test_table_app import SIZE, command, wait_until
 
-from popdice.client import connect_when_ready
-from popdice.discovery import simulated_ports
+from popdice.devices.connect import connect_when_ready
+from popdice.devices.discovery import simulated_ports
 from popdice.sim import SimulatedPico
 from popdice.sim.hands import SimulatedHands
 from popdice.table.app import TableApp

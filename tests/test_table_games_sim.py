@@ -17,7 +17,7 @@ from terminal_run import TerminalRun
 from test_table_app import SIZE, command, shown, wait_until
 from test_table_app_sim import UI_TIMEOUT_S, open_sims
 
-from popdice.discovery import simulated_ports
+from popdice.devices.discovery import simulated_ports
 from popdice.games.lowdown import Blackout, Cross, Done, LowdownAction, Place, Skip, Step
 from popdice.table.app import TableApp
 from popdice.table.journal import Journal

@@ -15,7 +15,7 @@ from test_table_app import SIZE, command, shown, wait_until
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
-from popdice.handheld import CommitmentMismatch, Reveal
+from popdice.devices.handheld import CommitmentMismatch, Reveal
 from popdice.table.app import TableApp
 from popdice.table.cli import add_table_arguments
 from popdice.table.commands import parse
@@ -483,7 +483,7 @@ def test_the_table_command_opens_the_popper_and_the_handheld(
 ) -> None:
     ran: list[TableApp] = []
     monkeypatch.setattr(TableApp, "run", lambda app: ran.append(app))
-    monkeypatch.setattr("popdice.discovery.find_port", lambda *args, **kwargs: None)
+    monkeypatch.setattr("popdice.devices.discovery.find_port", lambda *args, **kwargs: None)
     monkeypatch.setattr("popdice.table.cli.has_terminal", lambda: True)
     parser = argparse.ArgumentParser(prog="popdice")
     add_table_arguments(parser.add_subparsers(dest="command").add_parser("table"))

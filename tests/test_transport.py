@@ -12,8 +12,8 @@ import pytest
 import serial
 
 from popdice import transport as transport_module
+from popdice.devices.transport import SerialTransport
 from popdice.errors import DeviceTimeout
-from popdice.transport import SerialTransport
 
 
 def test_a_write_the_device_never_reads_times_out() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from popdice.cli import main
+from popdice.cli.main import main
 from popdice.traces import trace
 from popdice.traces.files import read_trace, write_labels, write_trace
 from popdice.traces.measured import Measured, check_settings, defaults, detections, full_run

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from popdice.errors import PopdiceError
-from popdice.firmware import FIRMWARE_DIR, flash_files
-from popdice.rp2040 import bininfo, board_image
-from popdice.rp2040.base import ENV_BASE, load_base
-from popdice.rp2040.uf2 import (
+from popdice.firmware import bininfo, board_image
+from popdice.firmware.base_image import ENV_BASE, load_base
+from popdice.firmware.files import FIRMWARE_DIR, flash_files
+from popdice.firmware.uf2 import (
     FAMILY_RP2040,
     MAGIC_END,
     MAGIC_START0,

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import popdice
-from popdice import firmware
-from popdice.rp2040.base import default_base_path
-from popdice.rp2040.board_image import read_filesystem
-from popdice.rp2040.uf2 import Uf2Error, read_uf2
+from popdice.firmware import files
+from popdice.firmware.base_image import default_base_path
+from popdice.firmware.board_image import read_filesystem
+from popdice.firmware.uf2 import Uf2Error, read_uf2
 from popdice.sim import SimulatedPico
 from popdice_fw import VERSION
 
@@ -96,7 +96,7 @@ def wheel_files(installed: Path) -> dict[str, bytes]:
         installed / "python",
         "-c",
         "import tempfile\n"
-        "from popdice.firmware import compiled_files\n"
+        "from popdice.firmware.files import compiled_files\n"
         "for f in compiled_files('popper', tempfile.mkdtemp()): print(f.target, f.source)",
         cwd=installed,
     )
@@ -110,8 +110,8 @@ def wheel_files(installed: Path) -> dict[str, bytes]:
 def test_the_installed_wheel_flashes_a_simulated_board(installed, tmp_path):
     expected = wheel_files(installed)
     assert set(expected) == {
-        firmware.mpy_target(f.target) if f.target != "main.py" else f.target
-        for f in firmware.flash_files("popper")
+        files.mpy_target(f.target) if f.target != "main.py" else f.target
+        for f in files.flash_files("popper")
     }
     with SimulatedPico("popper") as sim:
         flashed = run(

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from popdice import firmware
-from popdice.cli import main
+from popdice.cli.main import main
 from popdice.errors import PopdiceError
+from popdice.firmware import files
 from popdice.sim import wiring as sim_wiring
 from popdice.wiring import board as boards
 from popdice.wiring import pico
@@ -31,7 +31,7 @@ def fresh_boards() -> Iterator[None]:
     boards.load.cache_clear()
 
 
-@pytest.mark.parametrize("kind", firmware.KINDS)
+@pytest.mark.parametrize("kind", files.KINDS)
 def test_the_diagram_in_docs_is_the_one_the_board_module_draws(kind: str) -> None:
     picture = IMAGES / f"wiring-{kind}.svg"
     refresh = f"popdice wiring --board {kind} --out docs/images/wiring-{kind}.svg"
@@ -41,7 +41,7 @@ def test_the_diagram_in_docs_is_the_one_the_board_module_draws(kind: str) -> Non
     )
 
 
-@pytest.mark.parametrize("kind", firmware.KINDS)
+@pytest.mark.parametrize("kind", files.KINDS)
 def test_the_diagram_is_the_same_bytes_every_time(kind: str) -> None:
     first = render(boards.load(kind))
     boards.load.cache_clear()
@@ -49,7 +49,7 @@ def test_the_diagram_is_the_same_bytes_every_time(kind: str) -> None:
     assert not re.search(r' (x|y|width|height|points)="[^"]*\d\.', first), "not a whole number"
 
 
-@pytest.mark.parametrize("kind", firmware.KINDS)
+@pytest.mark.parametrize("kind", files.KINDS)
 def test_the_diagram_shows_every_part_wire_and_pin(kind: str) -> None:
     board = boards.load(kind)
     root = ET.fromstring(render(board))

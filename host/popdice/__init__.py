@@ -15,9 +15,9 @@ __version__ = "0.1.0"
 
 # Each public name and the module that defines it.
 _HOMES = {
-    "DeviceClient": "client",
-    "Status": "client",
-    "connect": "client",
+    "DeviceClient": "devices.client",
+    "Status": "devices.client",
+    "connect": "devices.connect",
     "BadArguments": "errors",
     "CommandsOutOfStep": "errors",
     "DeviceBusy": "errors",
@@ -32,16 +32,16 @@ _HOMES = {
     "ProtocolMismatch": "errors",
     "RequestTooLong": "errors",
     "UnknownCommand": "errors",
-    "CommitmentMismatch": "handheld",
-    "Handheld": "handheld",
-    "Reveal": "handheld",
-    "SecretRoll": "handheld",
-    "DeviceInfo": "link",
-    "DeviceReboot": "link",
-    "Event": "link",
-    "EventGap": "link",
-    "Link": "link",
-    "Popper": "popper",
+    "CommitmentMismatch": "devices.handheld",
+    "Handheld": "devices.handheld",
+    "Reveal": "devices.handheld",
+    "SecretRoll": "devices.handheld",
+    "DeviceInfo": "devices.link",
+    "DeviceReboot": "devices.link",
+    "Event": "devices.link",
+    "EventGap": "devices.link",
+    "Link": "devices.link",
+    "Popper": "devices.popper",
 }
 
 __all__ = [
@@ -76,7 +76,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .client import DeviceClient, Status, connect
+    from .devices.client import DeviceClient, Status
+    from .devices.connect import connect
+    from .devices.handheld import CommitmentMismatch, Handheld, Reveal, SecretRoll
+    from .devices.link import DeviceInfo, DeviceReboot, Event, EventGap, Link
+    from .devices.popper import Popper
     from .errors import (
         BadArguments,
         CommandsOutOfStep,
@@ -93,9 +97,6 @@ if TYPE_CHECKING:
         RequestTooLong,
         UnknownCommand,
     )
-    from .handheld import CommitmentMismatch, Handheld, Reveal, SecretRoll
-    from .link import DeviceInfo, DeviceReboot, Event, EventGap, Link
-    from .popper import Popper
 
 
 def __getattr__(name: str) -> object:

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .client import DeviceClient, connect, connect_when_ready
-from .discovery import find_port
+from .devices.client import DeviceClient
+from .devices.connect import connect, connect_when_ready
+from .devices.discovery import find_port
 
 if TYPE_CHECKING:
     from .sim.control import SimControl
@@ -186,7 +187,7 @@ def open_device(config: pytest.Config, kind: str) -> DeviceUnderTest:
 
 def emulator_problem() -> str | None:
     """Why the emulated RP2040 cannot run here (one line), or None if it can."""
-    from .rp2040.tools import problems
+    from .sim.rp2040.tools import problems
 
     found = problems()
     return "; ".join(found) if found else None

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ..arguments import file_name, input_file, whole_number
+from ..console.arguments import file_name, input_file, whole_number
 from .errors import InputError
 
 TYPE_CHECKING = False  # typing is for the type checker: `popdice check` starts without it
@@ -306,7 +306,7 @@ def run_score_lowdown(args: argparse.Namespace) -> int:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    from ..progress import ProgressBar
+    from ..console.progress import ProgressBar
     from .bots import BotSettings
     from .simulate import simulate
 

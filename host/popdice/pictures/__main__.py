@@ -11,8 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..console.messages import one_line
 from ..errors import PopdiceError
-from ..messages import one_line
 from .catalog import KINDS, draw, out_of_date, write
 
 REFRESH = "make pictures"

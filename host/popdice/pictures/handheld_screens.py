@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..client import connect_when_ready
+from ..devices.connect import connect_when_ready
+from ..devices.handheld import Handheld
 from ..errors import PopdiceError
-from ..handheld import Handheld
 from ..sim import SimControl, SimulatedPico, render
 from ..sim.protocol import SimEvent
 

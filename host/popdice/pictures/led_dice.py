@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..client import connect_when_ready
+from ..devices.connect import connect_when_ready
+from ..devices.popper import Popper
 from ..errors import PopdiceError
-from ..popper import Popper
 from ..sim import SimControl, SimulatedPico
 from ..sim.protocol import SimEvent
 from .svg import DRAWN_BY, Canvas, colour

@@ -16,10 +16,10 @@ from typing import Any
 
 from popdice_fw.commit import NONCE_BYTES, commitment
 
+from ..devices.handheld import Reveal, SecretRoll
+from ..devices.link import DeviceInfo, Notice
+from ..devices.popper import Pop
 from ..errors import DeviceError
-from ..handheld import Reveal, SecretRoll
-from ..link import DeviceInfo, Notice
-from ..popper import Pop
 
 PICTURE_PORT = "(scripted)"
 

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..arguments import file_name, folder_name, output_file
+from ..console.arguments import file_name, folder_name, output_file
+from ..console.messages import one_line
 from ..errors import PopdiceError, SimulatorError
-from ..messages import one_line
 from . import protocol, render
 from .control import SimControl
 from .supervisor import SimulatedPico

@@ -19,8 +19,8 @@ from ..errors import SimulatorError
 from . import protocol
 
 if TYPE_CHECKING:
-    from ..rp2040.core import Rp2040Core
     from .core import SimCore
+    from .rp2040.core import Rp2040Core
 
 LINE_LIMIT = 16 << 20
 SUBSCRIBER_BACKLOG = 8 << 20  # bytes: a subscriber further behind than this is dropped

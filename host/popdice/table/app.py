@@ -23,8 +23,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer, Input, RichLog, Static
 
+from ..devices.reattach import Back, DeviceWatch, Lost, WatchReport, port_of
 from ..errors import PopdiceError
-from ..reattach import Back, DeviceWatch, Lost, WatchReport, port_of
 from ..sim.hands import SimulatedHands
 from .commands import HELP, parse
 from .dice_view import DiceView

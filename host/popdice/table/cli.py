@@ -13,7 +13,7 @@ import sys
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
-from ..columns import aligned
+from ..console.columns import aligned
 from ..errors import JournalError, PopdiceError
 from ..games.fields import shown
 from .journal import JOURNAL_FILE, MAX_GAME_ID, GameRecord, Journal, data_dir
@@ -279,8 +279,8 @@ def _open_device(
 ) -> Any:
     """The ``board`` (popper or handheld) over USB, or a simulated one (asked for, or when
     none is plugged in, which it says); a simulated one's controls go into ``hands``."""
-    from ..client import connect_when_ready
-    from ..discovery import find_port
+    from ..devices.connect import connect_when_ready
+    from ..devices.discovery import find_port
 
     port = None if simulated else find_port(board, real=True, simulated=False)
     if port is None:

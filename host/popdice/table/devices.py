@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..handheld import Reveal, SecretRoll
-from ..link import DeviceInfo, Notice
-from ..popper import Pop
+from ..devices.handheld import Reveal, SecretRoll
+from ..devices.link import DeviceInfo, Notice
+from ..devices.popper import Pop
 
 
 class PopperLike(Protocol):
-    """The popper's commands and events the table uses (popdice.popper.Popper has them)."""
+    """The popper's commands and events the table uses (popdice.devices.popper.Popper has them)."""
 
     @property
     def info(self) -> DeviceInfo: ...
@@ -28,7 +28,7 @@ class PopperLike(Protocol):
 
 
 class HandheldLike(Protocol):
-    """The handheld's commands and events the table uses (popdice.handheld.Handheld has
+    """The handheld's commands and events the table uses (popdice.devices.handheld.Handheld has
     them): ``roll`` gives only a commitment, ``reveal`` the dice checked against it."""
 
     @property

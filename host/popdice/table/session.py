@@ -27,8 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import DeviceDisconnected, DeviceError, PopdiceError
-from ..handheld import (
+from ..devices.handheld import (
     BatteryEvent,
     CommitmentMismatch,
     Commitments,
@@ -39,8 +38,9 @@ from ..handheld import (
     SecretRollEvent,
     UnknownRoll,
 )
-from ..link import DeviceReboot, EventGap, Notice
-from ..popper import Pop
+from ..devices.link import DeviceReboot, EventGap, Notice
+from ..devices.popper import Pop
+from ..errors import DeviceDisconnected, DeviceError, PopdiceError
 from .devices import HandheldLike, PopperLike
 from .journal import GameRecord, Journal, JournalError
 from .referee import Move, Referee, Refused, Settings

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..arguments import file_name, folder_name, serial_port
-from ..client import connect
-from ..popper import Popper
-from ..progress import ProgressBar
+from ..console.arguments import file_name, folder_name, serial_port
+from ..console.progress import ProgressBar
+from ..devices.connect import connect
+from ..devices.popper import Popper
 from .files import TraceError
 from .record_cli import record_to
 from .tune import document, load_recordings, tune
@@ -94,7 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from ..device_cli import pick_port
+    from ..devices.discovery import pick_port
     from .tune import read_config
 
     settings = read_config(args.apply) if args.apply else None

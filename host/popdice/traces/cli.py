@@ -13,7 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from ..arguments import file_name
+from ..console.arguments import file_name
 from .files import read_labels, read_trace
 from .runner import run_detector
 from .scoring import MATCH_AFTER_MS, MATCH_BEFORE_MS, PRESS_SPAN_MS, score

@@ -18,8 +18,8 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..devices.popper import Popper
 from ..errors import PopdiceError
-from ..popper import Popper
 from .trace import Trace
 
 PERIOD_MS = 2.5

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..arguments import output_file, serial_port
-from ..client import connect
-from ..popper import Popper
-from ..progress import ProgressBar
+from ..console.arguments import output_file, serial_port
+from ..console.progress import ProgressBar
+from ..devices.connect import connect
+from ..devices.popper import Popper
 from .files import TraceError, write_trace
 from .record import (
     KEY_WINDOW_S,
@@ -97,7 +97,7 @@ def labels_path(out: Path) -> Path:
 
 
 def run_record(args: argparse.Namespace) -> int:
-    from ..device_cli import pick_port
+    from ..devices.discovery import pick_port
 
     out = Path(args.out)
     if not out.parent.is_dir():

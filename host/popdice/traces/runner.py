@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PopdiceError
-from ..firmware import FIRMWARE_DIR
+from ..firmware.files import FIRMWARE_DIR
 from .sensor import driver_mg
 
 RUNNER = Path(__file__).resolve().with_name("upy") / "run_detector.py"
@@ -42,7 +42,7 @@ class Detections:
 
 
 def micropython_command() -> list[str]:
-    from ..sim.supervisor import find_micropython
+    from ..firmware.unix_port import find_micropython
 
     try:
         exe = find_micropython()

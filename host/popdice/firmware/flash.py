@@ -22,10 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .client import connect, connect_when_ready
-from .errors import HandshakeFailed, LinkError, PopdiceError
-from .firmware import OLDEST_MICROPYTHON, FlashFile, compiled_files, flash_files, oldest_micropython
-from .link import DeviceInfo
+from ..devices.connect import connect, connect_when_ready
+from ..devices.link import DeviceInfo
+from ..errors import HandshakeFailed, LinkError, PopdiceError
+from .files import OLDEST_MICROPYTHON, FlashFile, compiled_files, flash_files, oldest_micropython
 
 if TYPE_CHECKING:
     from mpremote.transport_serial import SerialTransport

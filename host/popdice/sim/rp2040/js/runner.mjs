@@ -1,5 +1,5 @@
 // The emulated Pico's process: `node runner.mjs CONFIG.json`. It boots the board's flash image
-// in rp2040js and talks to its supervisor (popdice.rp2040.core) in JSON lines: requests on
+// in rp2040js and talks to its supervisor (popdice.sim.rp2040.core) in JSON lines: requests on
 // stdin (serial bytes from the host, buttons, accelerometer samples, VSYS, reset, power,
 // stats), reports on stdout (serial bytes to the host, LED frames, the display, the buzzer,
 // boots, finished feeds). Emulated time runs no faster than wall time, and slower when the

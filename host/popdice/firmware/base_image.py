@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..firmware import CHECKOUT_DIR, FIRMWARE_DIR, OLDEST_MICROPYTHON, oldest_micropython
 from . import bininfo
+from .files import CHECKOUT_DIR, FIRMWARE_DIR, OLDEST_MICROPYTHON, oldest_micropython
 from .uf2 import FAMILY_RP2040, Segment, Uf2Error, read_uf2
 
 ENV_BASE = "POPDICE_MICROPYTHON_UF2"

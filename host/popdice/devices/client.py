@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .errors import HandshakeFailed, LinkError
 from .link import DeviceInfo, Link, Notice
 
 # The firmware's link counters; a status reply carries only those that are not 0.
@@ -139,45 +137,3 @@ class DeviceClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def client_class(board: str) -> type[DeviceClient] | None:
-    """The client class for a board name from a handshake, or None if unknown. Only that
-    board's module is imported: `popdice status` on a popper never loads the handheld's."""
-    if board == "popper":
-        from .popper import Popper
-
-        return Popper
-    if board == "handheld":
-        from .handheld import Handheld
-
-        return Handheld
-    return None
-
-
-def connect(port: str, *, timeout: float | None = None, retries: int | None = None) -> DeviceClient:
-    """Opens ``port`` (a path or pyserial URL), handshakes, and returns the right client."""
-    link = Link(port) if timeout is None else Link(port, timeout=timeout)
-    if retries is not None:
-        link.retries = retries
-    try:
-        info = link.open()
-        cls = client_class(info.board)
-        if cls is None:
-            raise HandshakeFailed(f"{port}: a PopDice device of unknown kind {info.board!r}")
-    except BaseException:
-        link.close()
-        raise
-    return cls(link)
-
-
-def connect_when_ready(port: str, timeout: float = 10.0) -> DeviceClient:
-    """``connect``, retried while a board boots (its port may even vanish for a moment)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return connect(port)
-        except LinkError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)  # nothing to wait on: the board gives no sign before its hello

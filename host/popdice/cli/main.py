@@ -14,9 +14,9 @@ import os
 import sys
 from importlib import import_module
 
-from . import __version__
-from .errors import PopdiceError
-from .messages import LINE_LIMIT, one_line
+from .. import __version__
+from ..console.messages import LINE_LIMIT, one_line
+from ..errors import PopdiceError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: `popdice --help` needs none of it
@@ -52,27 +52,27 @@ SUBCOMMANDS = (
     (
         "devices",
         "list PopDice boards and running simulators",
-        "popdice.device_cli:add_devices_arguments",
+        "popdice.cli.devices:add_devices_arguments",
     ),
     (
         "status",
         "a device's health: uptime, heap, link counters, the board's sensors",
-        "popdice.device_cli:add_status_arguments",
+        "popdice.cli.devices:add_status_arguments",
     ),
     (
         "flash",
         "put the firmware on a board with mpremote",
-        "popdice.device_cli:add_flash_arguments",
+        "popdice.cli.devices:add_flash_arguments",
     ),
     (
         "fairness",
         "roll the popper many times and test every die with chi-squared",
-        "popdice.device_cli:add_fairness_arguments",
+        "popdice.cli.devices:add_fairness_arguments",
     ),
     (
         "demo",
         "show the devices working, then play a game at the table",
-        "popdice.device_cli:add_demo_arguments",
+        "popdice.cli.devices:add_demo_arguments",
     ),
     (
         "sim",
@@ -82,7 +82,7 @@ SUBCOMMANDS = (
     (
         "uf2",
         "write one UF2 image (MicroPython and the firmware) to drag onto a Pico",
-        "popdice.rp2040.cli:add_arguments",
+        "popdice.firmware.uf2_cli:add_arguments",
     ),
     (
         "wiring",

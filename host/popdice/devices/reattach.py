@@ -13,9 +13,10 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Protocol
 
-from .client import DeviceClient, connect
+from ..errors import DeviceDisconnected, LinkError
+from .client import DeviceClient
+from .connect import connect
 from .discovery import probe, real_ports, simulated_ports
-from .errors import DeviceDisconnected, LinkError
 from .link import DeviceInfo, Notice
 
 RETRY_INTERVAL_S = 0.5

@@ -1,5 +1,5 @@
 """Finds PopDice devices: real boards by USB id then handshake, and running simulators (those
-of this checkout's folder, see sim/registry.py). A port another program holds is listed
+of this checkout's folder, see sim_registry.py). A port another program holds is listed
 once, as busy."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from dataclasses import asdict, dataclass
 
 from serial.tools import list_ports
 
-from .client import connect
-from .errors import LinkError, PortBusy
+from ..errors import LinkError, PopdiceError, PortBusy
+from ..kinds import KINDS
+from .connect import connect
 
 RP2040_MICROPYTHON = (0x2E8A, 0x0005)
 PROBE_TIMEOUT_S = 0.3
@@ -44,7 +45,7 @@ def simulated_ports() -> list[str]:
 
 def _simulators() -> list[tuple[str, tuple[str, str]]]:
     """Each running simulator's port, with its kind and device id from the registry."""
-    from .sim.registry import running
+    from .sim_registry import running
 
     return [(sim.port, (sim.kind, sim.device_id)) for sim in running()]
 
@@ -88,3 +89,20 @@ def first_of(devices: list[FoundDevice], kind: str) -> str | None:
         if device.kind == kind and not device.problem:
             return device.port
     return None
+
+
+def pick_port(port: str | None, kind: str | None) -> str:
+    """``port`` if given, else the first device of ``kind`` (real boards first)."""
+    if port is not None:
+        return port
+    devices = find_devices()
+    for wanted in [kind] if kind else list(KINDS):
+        found = first_of(devices, wanted)
+        if found:
+            return found
+    what = kind or "PopDice device"
+    busy = [d.port for d in devices if d.busy and (kind is None or d.kind in (kind, "?"))]
+    if busy:
+        raise PopdiceError(f"no free {what}: {busy[0]} is busy (another program has it open)")
+    start = f"popdice sim {kind or 'popper'}"
+    raise PopdiceError(f"no {what} found: plug one in, or start a simulated one with `{start}`")

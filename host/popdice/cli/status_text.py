@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .client import LINK_COUNTERS
-from .link import DeviceInfo
+from ..devices.client import LINK_COUNTERS
+from ..devices.link import DeviceInfo
 
 INDENT = "  "
 

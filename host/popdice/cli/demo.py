@@ -9,6 +9,7 @@ start it and stops there.
 
 from __future__ import annotations
 
+import argparse
 import json
 import queue
 import time
@@ -17,11 +18,12 @@ from zlib import crc32
 
 from popdice_fw import codec
 
-from .client import DeviceClient, connect
-from .discovery import find_port
-from .errors import PopdiceError, UnknownCommand
-from .firmware import KINDS
-from .link import Event
+from ..devices.client import DeviceClient
+from ..devices.connect import connect
+from ..devices.discovery import find_port
+from ..devices.link import Event
+from ..errors import PopdiceError, UnknownCommand
+from ..firmware.files import KINDS
 
 DEMO_BUTTON = {"popper": "mode", "handheld": "roll"}
 REAL_PRESS_TIMEOUT_S = 30.0
@@ -107,8 +109,8 @@ def run_demo(real: bool = True) -> int:
             port = find_port(kind, simulated=False) if real else None
             control = None
             if port is None:
-                from .sim.control import SimControl
-                from .sim.supervisor import SimulatedPico
+                from ..sim.control import SimControl
+                from ..sim.supervisor import SimulatedPico
 
                 sim = stack.enter_context(SimulatedPico(kind))
                 control = stack.enter_context(SimControl(sim.control_path))
@@ -127,9 +129,9 @@ def run_demo(real: bool = True) -> int:
 
 def check_table_players(game: str, players: str) -> None:
     """Refuses the table demo's players as the table would, before the link demo runs."""
-    from .table.cli import parse_players
-    from .table.referee import Refused
-    from .table.replay import new_referee
+    from ..table.cli import parse_players
+    from ..table.referee import Refused
+    from ..table.replay import new_referee
 
     try:
         new_referee(game, parse_players(players))
@@ -149,6 +151,9 @@ def run_table_demo(game: str, players: str, interactive: bool) -> int:
         )
         return 0
     print(f"starting the table: {game} for {players} on simulated devices", flush=True)
-    from .cli import main
+    from ..table.cli import add_table_arguments
 
-    return main(command)
+    parser = argparse.ArgumentParser(prog="popdice table")
+    add_table_arguments(parser)
+    args = parser.parse_args(command[1:])
+    return args.run(args)

@@ -24,7 +24,7 @@ from typing import Any
 
 from popdice_fw import PROTOCOL, codec
 
-from .errors import (
+from ..errors import (
     BadArguments,
     CommandsOutOfStep,
     DeviceBusy,

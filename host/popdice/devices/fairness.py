@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .errors import PopdiceError
+from ..errors import PopdiceError
 from .popper import MODES, ROLL_COUNTS_MAX, Popper
 
 COLOURS = ("red", "orange", "purple", "blue", "green", "yellow")

@@ -4,7 +4,7 @@
 ``mpremote mip install --target . firmware/package-popper.json`` copies the popper's files
 onto a board; a MicroPython build given ``FROZEN_MANIFEST=.../boards/popper/manifest.py``
 freezes them into its image. Both must name exactly the files ``popdice flash`` writes.
-``python -m popdice.packaging`` checks that and lists what each manifest would freeze;
+``python -m popdice.firmware.packaging`` checks that and lists what each manifest would freeze;
 ``--write`` writes the package files again after the firmware gains or loses a module.
 """
 
@@ -18,8 +18,8 @@ from typing import Any
 
 import popdice_fw
 
-from .errors import PopdiceError
-from .firmware import CHECKOUT_DIR, KINDS, FlashFile, flash_files
+from ..errors import PopdiceError
+from .files import CHECKOUT_DIR, KINDS, FlashFile, flash_files
 
 
 def package_path(kind: str) -> Path:
@@ -92,7 +92,8 @@ def problems(kind: str) -> list[str]:
     written = package_path(kind)
     if not written.is_file() or written.read_text() != package_text(kind):
         found.append(
-            f"{written.name} does not list the firmware: python -m popdice.packaging --write"
+            f"{written.name} does not list the firmware: "
+            "python -m popdice.firmware.packaging --write"
         )
     frozen, _includes = frozen_files(kind)
     if {f.target: f.source for f in frozen} != wanted or len(frozen) != len(wanted):

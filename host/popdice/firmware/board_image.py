@@ -13,8 +13,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..firmware import FlashFile, compiled_files, fingerprint
-from .base import MicroPythonBase
+from .base_image import MicroPythonBase
+from .files import FlashFile, compiled_files, fingerprint
 from .uf2 import Segment, Uf2Error, write_uf2
 
 BLOCK_SIZE = 4096  # an RP2040 flash sector, MicroPython's littlefs block

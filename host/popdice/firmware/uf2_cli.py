@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..arguments import file_name, output_file
+from ..console.arguments import file_name, output_file
 from ..errors import PopdiceError
 from ..kinds import KINDS
 
@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .base import load_base
+    from .base_image import load_base
     from .board_image import board_segments
     from .uf2 import write_uf2
 

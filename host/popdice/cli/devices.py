@@ -11,32 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from .arguments import serial_port, whole_number
-from .client import connect
-from .columns import aligned
-from .discovery import FoundDevice, find_devices, first_of
-from .errors import PopdiceError
-from .kinds import KINDS
+from ..console.arguments import serial_port, whole_number
+from ..console.columns import aligned
+from ..devices.connect import connect
+from ..devices.discovery import FoundDevice, find_devices, pick_port
+from ..errors import PopdiceError
+from ..kinds import KINDS
 from .status_text import STATUS_HELP, status_lines
 
 DEVICE_COLUMNS = ("KIND", "DEVICE ID", "FIRMWARE", "PORT", "STATE")
-
-
-def pick_port(port: str | None, kind: str | None) -> str:
-    """``port`` if given, else the first device of ``kind`` (real boards first)."""
-    if port is not None:
-        return port
-    devices = find_devices()
-    for wanted in [kind] if kind else list(KINDS):
-        found = first_of(devices, wanted)
-        if found:
-            return found
-    what = kind or "PopDice device"
-    busy = [d.port for d in devices if d.busy and (kind is None or d.kind in (kind, "?"))]
-    if busy:
-        raise PopdiceError(f"no free {what}: {busy[0]} is busy (another program has it open)")
-    start = f"popdice sim {kind or 'popper'}"
-    raise PopdiceError(f"no {what} found: plug one in, or start a simulated one with `{start}`")
 
 
 # --- devices ----------------------------------------------------------------------------
@@ -116,7 +99,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def add_flash_arguments(parser: argparse.ArgumentParser) -> None:
-    from .firmware import oldest_micropython
+    from ..firmware.files import oldest_micropython
 
     parser.description = (
         "Deploys the PopDice firmware and the board's pin map. If PopDice "
@@ -132,8 +115,8 @@ def add_flash_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_flash(args: argparse.Namespace) -> int:
-    from .flash import flash
-    from .progress import ProgressBar
+    from ..console.progress import ProgressBar
+    from ..firmware.flash import flash
 
     info = flash(
         args.port,
@@ -149,8 +132,8 @@ def cmd_flash(args: argparse.Namespace) -> int:
 
 
 def add_fairness_arguments(parser: argparse.ArgumentParser) -> None:
-    from .fairness import MAX_ROLLS
-    from .popper import ROLL_COUNTS_MAX
+    from ..devices.fairness import MAX_ROLLS
+    from ..devices.popper import ROLL_COUNTS_MAX
 
     parser.description = (
         "Asks the popper for --rolls rolls of a game mode, in batches (the "
@@ -179,9 +162,9 @@ def add_fairness_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_fairness(args: argparse.Namespace) -> int:
-    from .fairness import format_report, run_fairness
-    from .popper import Popper
-    from .progress import ProgressBar
+    from ..console.progress import ProgressBar
+    from ..devices.fairness import format_report, run_fairness
+    from ..devices.popper import Popper
 
     port = pick_port(args.port, "popper")
     with connect(port) as client:
@@ -224,8 +207,8 @@ def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from ..table.cli import has_terminal
     from .demo import check_table_players, run_demo, run_table_demo
-    from .table.cli import has_terminal
 
     if args.table != "none":
         check_table_players(args.table, args.players)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import serial
 
-from .errors import DeviceDisconnected, DeviceTimeout, LinkError, PortBusy
+from ..errors import DeviceDisconnected, DeviceTimeout, LinkError, PortBusy
 
 _READ_TIMEOUT_S = 0.05  # how often the reader looks up where a read cannot be cancelled
 WRITE_TIMEOUT_S = 2.0

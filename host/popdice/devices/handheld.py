@@ -18,8 +18,8 @@ from typing import Any
 
 from popdice_fw.commit import COLOURS, NONCE_BYTES, NUMBERS, commitment
 
+from ..errors import DeviceError, PopdiceError
 from .client import DeviceClient, Status
-from .errors import DeviceError, PopdiceError
 from .link import Event, Notice
 
 _HEX_DIGEST = re.compile(r"[0-9a-f]{64}")

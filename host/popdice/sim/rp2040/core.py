@@ -22,13 +22,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import SimulatorError
-from ..sim import protocol, wiring
-from ..sim.accelfeed import check_samples
-from ..sim.control_server import ControlServer
-from ..sim.events import OutputRing
-from ..sim.port import PtyPort
-from ..sim.world import BoardWorld, SimPaths
+from ...errors import SimulatorError
+from .. import protocol, wiring
+from ..accelfeed import check_samples
+from ..control_server import ControlServer
+from ..events import OutputRing
+from ..port import PtyPort
+from ..world import BoardWorld, SimPaths
 from . import tools
 
 FLASH_FILE = "flash.bin"
