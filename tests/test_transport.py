@@ -11,7 +11,7 @@ import time
 import pytest
 import serial
 
-from popdice import transport as transport_module
+from popdice.devices import transport as transport_module
 from popdice.devices.transport import SerialTransport
 from popdice.errors import DeviceTimeout
 

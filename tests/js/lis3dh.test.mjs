@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Lis3dh } from '../../host/popdice/rp2040/js/lis3dh.mjs';
+import { Lis3dh } from '../../host/popdice/sim/rp2040/js/lis3dh.mjs';
 import { FakePin, newClock } from './support.mjs';
 
 function configured() {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SpiFlash } from '../../host/popdice/rp2040/js/spiflash.mjs';
+import { SpiFlash } from '../../host/popdice/sim/rp2040/js/spiflash.mjs';
 
 const SS_CTRL = 0x0c;
 const DR0 = 0x60;

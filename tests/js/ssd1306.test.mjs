@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Ssd1306 } from '../../host/popdice/rp2040/js/ssd1306.mjs';
+import { Ssd1306 } from '../../host/popdice/sim/rp2040/js/ssd1306.mjs';
 
 function transfer(part, bytes) {
   part.i2cStart(false);

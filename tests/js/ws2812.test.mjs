@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Ws2812Chain } from '../../host/popdice/rp2040/js/ws2812.mjs';
+import { Ws2812Chain } from '../../host/popdice/sim/rp2040/js/ws2812.mjs';
 import { FakePin, newClock } from './support.mjs';
 
 function chain(count) {
