@@ -1,4 +1,5 @@
-"""Typed clients of the two devices, built on a ``Link``: what the CLI and tests call."""
+"""What both devices answer, on a ``Link``: ``DeviceClient`` (status, echo, events, the
+REPL) and its ``Status``. ``Popper`` and ``Handheld`` build on it; ``connect`` opens one."""
 
 from __future__ import annotations
 
