@@ -1,6 +1,6 @@
 """Test-suite set-up: the hardware-in-the-loop fixtures (popper, handheld, --device), a
-folder of simulators for each worker, the ``fast_feed`` mark, and a fresh table journal for
-each table test."""
+folder of simulators for each worker and one of MicroPython results for the run, the
+``fast_feed`` mark, and a fresh table journal for each table test."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from upy_run import RESULTS_ENV
 
 from popdice.sim.core import FEED_ENV
 from popdice.sim.registry import SIM_DIR_ENV
@@ -30,6 +31,10 @@ def pytest_configure(config: pytest.Config) -> None:
         folder = tempfile.mkdtemp(prefix=f"popdice-sims-{worker or 'main'}-")
         os.environ[SIM_DIR_ENV] = folder
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    if not hasattr(config, "workerinput"):  # the run itself, not one of its xdist workers
+        results = tempfile.mkdtemp(prefix="popdice-upy-results-")
+        os.environ[RESULTS_ENV] = results
+        config.add_cleanup(lambda: shutil.rmtree(results, ignore_errors=True))
     config.addinivalue_line(
         "markers",
         "fast_feed: the simulated accelerometers started in the test take fed samples as fast "
