@@ -1,5 +1,6 @@
-"""Test-suite set-up: the hardware-in-the-loop fixtures (popper, handheld, --device), and
-a fresh table journal for each table test."""
+"""Test-suite set-up: the hardware-in-the-loop fixtures (popper, handheld, --device), a
+folder of simulators for each worker and one of MicroPython results for the run, the
+``fast_feed`` mark, and a fresh table journal for each table test."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from upy_run import RESULTS_ENV
 
 from popdice.devices.sim_registry import SIM_DIR_ENV
+from popdice.sim.core import FEED_ENV
 from popdice.table.journal import Journal
 
 pytest_plugins = ["popdice.hil"]
@@ -28,6 +31,24 @@ def pytest_configure(config: pytest.Config) -> None:
         folder = tempfile.mkdtemp(prefix=f"popdice-sims-{worker or 'main'}-")
         os.environ[SIM_DIR_ENV] = folder
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    if not hasattr(config, "workerinput"):  # the run itself, not one of its xdist workers
+        results = tempfile.mkdtemp(prefix="popdice-upy-results-")
+        os.environ[RESULTS_ENV] = results
+        config.add_cleanup(lambda: shutil.rmtree(results, ignore_errors=True))
+    config.addinivalue_line(
+        "markers",
+        "fast_feed: the simulated accelerometers started in the test take fed samples as fast "
+        "as the firmware reads them, not at their ODR (the test needs what is detected, not when)",
+    )
+
+
+@pytest.fixture(autouse=True)
+def _fast_feed(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under the ``fast_feed`` mark, simulators started from here on (and the ``--sim``
+    commands the test runs with this environment) feed fast; autouse fixtures come first, so
+    the ``popper`` fixtures' simulators do too."""
+    if request.node.get_closest_marker("fast_feed") is not None:
+        monkeypatch.setenv(FEED_ENV, "fast")
 
 
 @pytest.fixture()

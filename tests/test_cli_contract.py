@@ -11,6 +11,7 @@ import io
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,9 +31,17 @@ NO_SIMULATOR = "a bad value got as far as starting a simulator"
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """Bad files of every kind, a valid document and trace, and places that hold no device."""
-    folder = tmp_path_factory.mktemp("fuzz")
+def files() -> Iterator[dict[str, str]]:
+    """Bad files of every kind, a valid document and trace, and places that hold no device,
+    in a folder with a short name: a message may quote a whole path, and a path over 60
+    characters counts as a value quoted too long (pytest's own folders outgrow that once it
+    has made a hundred, /tmp/pytest-of-root/pytest-100/popen-gw0/fuzz0/missing.json/x)."""
+    with tempfile.TemporaryDirectory(prefix="fuzz-") as name:
+        yield bad_files(Path(name))
+
+
+def bad_files(folder: Path) -> dict[str, str]:
+    """Makes them in ``folder``; their paths by name."""
     made = {
         "binary": b"\xff\xfe\x00\x9c not text",
         "huge.json": b'{"x": ' + HUGE.encode() + b"}",

@@ -7,7 +7,8 @@ from __future__ import annotations
 from popdice.traces.crossfamily import Plan, leave_one_out, make_family
 from popdice.traces.measured import check_settings
 
-TINY = Plan(1, 100.0, 40.0, 1, 40.0, 1, 100.0, 40.0)
+# Small: the test is of what each fit saw, not of its figures (each pool holds five presses).
+TINY = Plan(1, 30.0, 15.0, 1, 40.0, 1, 30.0, 15.0)
 
 
 def test_each_family_is_scored_with_fits_that_never_saw_it() -> None:

@@ -69,6 +69,7 @@ def shows(frame, pop: Pop) -> bool:
     return True
 
 
+@pytest.mark.fast_feed
 def test_a_press_gives_exactly_one_pop_and_the_leds_show_it(popper_dut):
     control, client = popper_dut.control, popper_dut.client
     mark = control.mark()
@@ -81,6 +82,7 @@ def test_a_press_gives_exactly_one_pop_and_the_leds_show_it(popper_dut):
     assert client.status().extra["pops"] == 1
 
 
+@pytest.mark.fast_feed
 def test_a_knock_on_the_table_pops_nothing(popper_dut):
     control, client = popper_dut.control, popper_dut.client
     control.feed_accel(scenes.knock_trace(seed=2, peak_g=3.0).samples_g, wait=True)
@@ -182,6 +184,7 @@ def test_status_reports_the_sensor_and_the_heap(popper_dut):
 WORKING_SETTINGS = {"band_samples": 2, "polarity": -1, "threshold_mg": 120, "contrast": 2.0}
 
 
+@pytest.mark.fast_feed
 def test_detector_settings_are_kept_in_flash_and_used_at_once(popper_dut):
     control, client = popper_dut.control, popper_dut.client
     assert client.detector() == DetectorSettings("built-in", None)
@@ -206,6 +209,7 @@ def test_detector_settings_are_kept_in_flash_and_used_at_once(popper_dut):
     assert client.reset_detector() == DetectorSettings("built-in", None)
 
 
+@pytest.mark.fast_feed
 def test_a_bad_detector_file_falls_back_to_the_built_in_detector(popper_dut):
     sim = popper_dut.sim
     if sim is None or sim.backend != "unix" or sim.flash_dir is None:

@@ -8,6 +8,7 @@ import asyncio
 from contextlib import ExitStack
 from typing import Any
 
+import pytest
 from test_table_app import SIZE, command, wait_until
 
 from popdice.devices.connect import connect_when_ready
@@ -19,6 +20,8 @@ from popdice.table.journal import Journal
 from popdice.table.session import TableSession
 
 UI_TIMEOUT_S = 15.0
+
+pytestmark = pytest.mark.fast_feed
 
 
 def open_sims(stack: ExitStack, *boards: str) -> tuple[list[Any], dict[str, SimulatedHands]]:

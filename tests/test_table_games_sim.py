@@ -13,6 +13,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import pytest
 from terminal_run import TerminalRun
 from test_table_app import SIZE, command, shown, wait_until
 from test_table_app_sim import UI_TIMEOUT_S, open_sims
@@ -25,6 +26,8 @@ from popdice.table.lowdown_table import LowdownTable, grid_short, line_label
 from popdice.table.popalotsy_table import PopalotsyTable
 from popdice.table.ringer_table import RingerTable
 from popdice.table.session import TableSession
+
+pytestmark = pytest.mark.fast_feed
 
 
 def play_on_sims(

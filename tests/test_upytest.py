@@ -1,11 +1,13 @@
 """The MicroPython test runner (tests/upy/upytest.py and its pytest bridge): a test that
-ends the interpreter fails loudly and hides none of the tests after it."""
+ends the interpreter fails loudly and hides none of the tests after it; listing a module's
+tests runs none, and a module runs once for all the workers of a run."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from upy_run import UpyResult, run_module
+import pytest
+from upy_run import RESULTS_ENV, UpyResult, list_module, run_module, shared_results
 
 
 def outcomes(results: list[UpyResult]) -> list[tuple[str, bool]]:
@@ -42,3 +44,20 @@ def test_a_test_that_kills_the_interpreter_fails_and_so_does_each_after_it(
     assert outcomes(results) == [("test_a", True), ("test_b", False), ("test_c", False)]
     assert str(results[1].error).startswith("did not finish: MicroPython ended (exit -9)")
     assert str(results[2].error).startswith("did not run: MicroPython ended (exit -9)")
+
+
+def test_listing_runs_no_test_and_shared_results_run_a_module_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = tmp_path / "runs"
+    module = tmp_path / "test_counted.py"
+    module.write_text(
+        f"def test_a():\n    open({str(runs)!r}, 'a').write('a')\n\ndef test_b(): assert False\n"
+    )
+    assert list_module(module) == ["test_a", "test_b"]
+    assert not runs.exists()
+    monkeypatch.setenv(RESULTS_ENV, str(tmp_path))
+    first, again = shared_results(module), shared_results(module)
+    assert outcomes(first) == outcomes(again) == [("test_a", True), ("test_b", False)]
+    assert again[1].error == first[1].error and "AssertionError" in str(first[1].error)
+    assert runs.read_text() == "a"

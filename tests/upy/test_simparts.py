@@ -29,11 +29,11 @@ class FakeClock:
         return self.now
 
 
-def make_accel(ctrl1=ODR_100HZ_XYZ, ctrl4=0x00, int1=True):
+def make_accel(ctrl1=ODR_100HZ_XYZ, ctrl4=0x00, int1=True, fast_feed=False):
     clock = FakeClock()
     levels = []
     done = []
-    part = Lis3dh(clock, on_int1=levels.append, on_chunk_done=done.append)
+    part = Lis3dh(clock, on_int1=levels.append, on_chunk_done=done.append, fast_feed=fast_feed)
     part.i2c_write(bytes([CTRL_REG3, 0x10 if int1 else 0]))
     part.i2c_write(bytes([CTRL_REG4, ctrl4]))
     part.i2c_write(bytes([CTRL_REG1, ctrl1]))
@@ -212,6 +212,19 @@ def test_lis3dh_waits_for_the_rest_of_a_feed():
     assert part.tick()
     assert read_xyz(part)[0] >> 4 == 250
     assert done == ["end"]
+
+
+def test_lis3dh_fast_feed_hands_over_fed_samples_without_waiting_and_rests_at_the_odr():
+    part, clock, _, done = make_accel(ctrl4=0x08, fast_feed=True)
+    part.feed([0.25, 0, 0, 0.5, 0, 0], "fed")
+    xs = []
+    for _ in range(2):
+        assert part.us_until_due() == 0 and part.tick(), "the clock has not moved"
+        xs.append(read_xyz(part)[0] >> 4)
+    assert xs == [250, 500] and done == ["fed"]
+    assert part.us_until_due() == PERIOD_100HZ_US and not part.tick(), "rest keeps the ODR"
+    assert next_sample(part, clock) == [0, 0, 1000 << 4]
+    assert part.stats()["overruns"] == 0
 
 
 # --- SSD1306

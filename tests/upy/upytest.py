@@ -1,8 +1,9 @@
 """Runs the test_* functions of one test module inside MicroPython.
 
-Usage: micropython upytest.py PATH/test_x.py (or, where there is no sys.argv, as on a Pico:
-``import upytest; upytest.main("PATH/test_x.py")``).
-Prints first ``tests: [...]``, the names it will run, in order, then one JSON line per test:
+Usage: micropython upytest.py [--list] PATH/test_x.py (or, where there is no sys.argv, as on
+a Pico: ``import upytest; upytest.main("PATH/test_x.py")``).
+Prints first ``tests: [...]``, the names it will run, in order (all, with ``--list``), then
+one JSON line per test:
 {"test", "ok", "error"}; a test that returns a coroutine is run with asyncio. A test that
 tries to end the interpreter (``sys.exit``) fails, and the tests after it still run. The
 pytest collector in tests/upy/conftest.py starts this and reports each test as an item of
@@ -30,12 +31,14 @@ def _traceback(exc):
     return text.getvalue()
 
 
-def main(path):
+def main(path, run=True):
     folder, _, filename = path.rpartition("/")
     sys.path.insert(0, folder or ".")
     module = __import__(filename[:-3])
     names = sorted(n for n in dir(module) if n.startswith("test_"))
     print(LISTED + json.dumps(names))
+    if not run:
+        return
     for name in names:
         fn = getattr(module, name)
         error = None
@@ -52,4 +55,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[-1], "--list" not in sys.argv)

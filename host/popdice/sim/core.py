@@ -35,6 +35,10 @@ QUICK_DEATH_S = 1.0  # a process that dies sooner than this counts towards the b
 QUICK_DEATHS_BEFORE_BACKOFF = 3
 MAX_BACKOFF_S = 5.0
 STATS_TIMEOUT_S = 2.0
+# Set to "fast" (the firmware process inherits it), the simulated LIS3DH takes fed samples
+# as fast as the firmware reads them instead of at its ODR (upy/_simhw.py): for tests that
+# need what the firmware makes of a trace, not when.
+FEED_ENV = "POPDICE_SIM_FEED"
 
 
 class SimCore(BoardWorld):

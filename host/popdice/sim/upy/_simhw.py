@@ -5,6 +5,7 @@ Runs inside MicroPython; ``machine``, ``neopixel`` and ``rp2`` are thin fronts o
 The board kind (POPDICE_SIM_KIND) says which parts are soldered where (as in boards/*/board.py
 and docs/build.md); the supervisor drives the buttons (to ground) and VSYS and feeds the
 accelerometer. Without a supervisor the board is bare until ``build(kind)`` is called.
+POPDICE_SIM_FEED=fast makes the accelerometer take fed samples without waiting for its ODR.
 """
 
 import os
@@ -31,6 +32,8 @@ _ADC_REFERENCE_VOLTS = 3.3
 
 KIND = os.getenv("POPDICE_SIM_KIND") or ""
 DEVICE_ID = os.getenv("POPDICE_SIM_ID") or "0000000000000000"
+# "fast": the accelerometer hands over fed samples as fast as the firmware reads them.
+FAST_FEED = os.getenv("POPDICE_SIM_FEED") == "fast"
 
 vsys_volts = 4.8
 analog_volts = {}  # ADC channel -> volts, for channels other than VSYS and temperature
@@ -191,7 +194,12 @@ def build(kind):
     if kind == "popper":
         from _simlis3dh import Lis3dh
 
-        accel = Lis3dh(on_int1=_drive_int1, on_wake=_wake_pacer, on_chunk_done=_report_chunk_done)
+        accel = Lis3dh(
+            on_int1=_drive_int1,
+            on_wake=_wake_pacer,
+            on_chunk_done=_report_chunk_done,
+            fast_feed=FAST_FEED,
+        )
         drive(_ACCEL_INT1, 0)
         attach(_I2C0_SDA, _I2C0_SCL, accel)
     elif kind == "handheld":

@@ -63,13 +63,24 @@ class Lis3dh:
     resting vector. ``overruns`` counts samples read more than one period after they were
     latched: a real part would have overwritten them. STATUS.ZYXOR is never set, so the
     firmware's behaviour does not depend on the host's load.
+
+    With ``fast_feed`` fed samples do not wait for the ODR: each is ready as soon as the one
+    before it has been read, so a trace goes through the firmware as fast as it can take it
+    (for tests that need what it detects, not when). The resting vector keeps the ODR.
     """
 
     def __init__(
-        self, clock=_ticks_us, on_int1=None, on_wake=None, on_chunk_done=None, address=ADDRESS
+        self,
+        clock=_ticks_us,
+        on_int1=None,
+        on_wake=None,
+        on_chunk_done=None,
+        address=ADDRESS,
+        fast_feed=False,
     ):
         self.address = address
         self.clock = clock
+        self.fast_feed = fast_feed
         self.on_int1 = on_int1 or _ignore  # on_int1(level): the INT1 output changed
         self.on_wake = on_wake or _ignore  # on_wake(): when the next sample is due may change
         self.on_chunk_done = on_chunk_done or _ignore  # on_chunk_done(token): a fed chunk is read
@@ -213,6 +224,8 @@ class Lis3dh:
         hz = self.odr_hz()
         if not hz or self._ready or (self._feed_open and not self._chunks):
             return None
+        if self.fast_feed and self._chunks:
+            return 0
         waited = time.ticks_diff(self.clock(), self._ready_at)
         if waited < 0:  # the ticks wrapped after a very long wait
             return 0
