@@ -7,7 +7,8 @@ pass`, the floor every Python program pays; `popdice --help`; `popdice check rin
 (the Ringer example of docs/formats.md); `popdice status --port P` against a simulated
 popper this script starts with `popdice sim popper`; and closing a client (connect, one
 status, then the time `close()` takes). `popdice` runs as its console script does,
-``python -c "from popdice.cli.main import main; ..."``, with this interpreter, and with its
+``python -c "from popdice.cli.main import main; ..."`` (the entry point pyproject.toml
+names), with this interpreter, and with its
 modules compiled, as an installed popdice has them: the warm-up rounds write the .pyc files
 even where PYTHONDONTWRITEBYTECODE is set (without them every run compiles what it imports).
 
@@ -15,8 +16,8 @@ even where PYTHONDONTWRITEBYTECODE is set (without them every run compiles what 
 
 --port: time `status` on that device instead (a real board, say, beside `mpremote connect
 PORT exec "print(1)"`, which took 93-99 ms on one). --baseline DIR: also time the popdice of
-another tree in the same rounds (e.g. `git archive HEAD~1 host firmware | tar -x -C DIR`),
-each of its rows marked "(baseline)".
+another tree in the same rounds (e.g. `git archive HEAD~1 host firmware pyproject.toml |
+tar -x -C DIR`), each of its rows marked "(baseline)".
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -35,7 +37,26 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-POPDICE = [sys.executable, "-c", "import sys; from popdice.cli.main import main; sys.exit(main())"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def popdice_argv(tree: Path) -> list[str]:
+    """``popdice`` as a tree's pyproject.toml names its entry point (``module:function``), run
+    by this interpreter: a baseline from before a module moved runs its own entry point."""
+    found = re.search(
+        r'^popdice\s*=\s*"([\w.]+):(\w+)"', (tree / "pyproject.toml").read_text(), re.M
+    )
+    if found is None:
+        raise SystemExit(f"{tree}: pyproject.toml names no popdice entry point")
+    module, function = found.groups()
+    return [
+        sys.executable,
+        "-c",
+        f"import sys; from {module} import {function}; sys.exit({function}())",
+    ]
+
+
+POPDICE = popdice_argv(ROOT)
 WARM_UP_ROUNDS = 2  # they fill the disk cache and write the .pyc files
 
 # What mpremote took on a board for `exec "print(1)"` (issue 14): status should beat it.
@@ -96,20 +117,23 @@ def children_cpu_s() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def popdice_commands(port: str, ringer_file: Path, env: dict[str, str], mark: str) -> list[Timed]:
-    """The popdice commands and their targets; ``env`` and ``mark`` for a baseline tree."""
+def popdice_commands(
+    popdice: list[str], port: str, ringer_file: Path, env: dict[str, str], mark: str
+) -> list[Timed]:
+    """The popdice commands and their targets; ``popdice``, ``env`` and ``mark`` for a
+    baseline tree."""
     return [
-        Timed(f"popdice --help{mark}", [*POPDICE, "--help"], "<= 60 ms", lambda ms: ms <= 60, env),
+        Timed(f"popdice --help{mark}", [*popdice, "--help"], "<= 60 ms", lambda ms: ms <= 60, env),
         Timed(
             f"popdice check ringer FILE{mark}",
-            [*POPDICE, "check", "ringer", str(ringer_file)],
+            [*popdice, "check", "ringer", str(ringer_file)],
             "<= 60 ms",
             lambda ms: ms <= 60,
             env,
         ),
         Timed(
             f"popdice status --port P{mark}",
-            [*POPDICE, "status", "--port", port],
+            [*popdice, "status", "--port", port],
             f"< mpremote exec, {MPREMOTE_EXEC_MS:.0f} ms",
             lambda ms: ms < MPREMOTE_EXEC_MS,
             env,
@@ -170,11 +194,10 @@ def simulated_popper() -> Iterator[str]:
         sim.wait(timeout=30)
 
 
-def baseline_env(tree: str) -> dict[str, str]:
+def baseline_env(root: Path) -> dict[str, str]:
     """The environment that makes ``python`` import popdice from another source tree."""
-    root = Path(tree).resolve()
-    if not (root / "host" / "popdice" / "cli.py").is_file():
-        raise SystemExit(f"--baseline {tree}: no host/popdice/cli/main.py there")
+    if not (root / "host" / "popdice" / "__init__.py").is_file():
+        raise SystemExit(f"--baseline {root}: no host/popdice there")
     return compiled_env(PYTHONPATH=f"{root / 'host'}{os.pathsep}{root / 'firmware'}")
 
 
@@ -212,12 +235,13 @@ def main() -> int:
         port = args.port or stack.enter_context(simulated_popper())
         commands = [
             Timed("python -c pass", [sys.executable, "-c", "pass"], "(the floor)"),
-            *popdice_commands(port, ringer_file, compiled_env(), ""),
+            *popdice_commands(POPDICE, port, ringer_file, compiled_env(), ""),
         ]
         closing_in = {"closing a client": compiled_env()}
         if args.baseline:
-            env = baseline_env(args.baseline)
-            commands += popdice_commands(port, ringer_file, env, " (baseline)")
+            tree = Path(args.baseline).resolve()
+            env = baseline_env(tree)
+            commands += popdice_commands(popdice_argv(tree), port, ringer_file, env, " (baseline)")
             closing_in["closing a client (baseline)"] = env
         time_in_rounds(commands, args.runs)
         closing = {label: close_times(port, args.runs, env) for label, env in closing_in.items()}
