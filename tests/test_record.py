@@ -14,6 +14,7 @@ from popdice.cli.main import main
 from popdice.devices.popper import Popper
 from popdice.traces import press_trace
 from popdice.traces.files import read_labels, read_trace
+from popdice.traces.record import Mark, Recording, place_presses
 from popdice.traces.record_cli import record_to
 from popdice.traces.sensor import driver_mg
 
@@ -145,3 +146,37 @@ def test_record_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["record", "--port", "/dev/null", "--seconds", "2", "--out", out]) == 2
     err = capsys.readouterr().err
     assert "needs a terminal; use --prompt" in err and err.count("\n") == 1
+
+
+def recording_with_a_gap(
+    dropped: range, press_at: int, tilt_mg: int = 0, samples: int = 800
+) -> Recording:
+    """A recording at 400 Hz of host time from 10.0 s, the samples ``dropped`` missing (as a
+    batch the stream dropped), a press from sample ``press_at`` (a fall of 600 mg over three
+    samples), and the resting vector ``tilt_mg`` higher after the gap than before it."""
+    recording = Recording()
+    for number in range(samples):
+        if number in dropped:
+            continue
+        z = 1000 + (tilt_mg if number >= dropped.stop else 0)
+        if number >= press_at:
+            z -= 200 * min(3, number - press_at + 1)
+        recording.numbers.append(number)
+        recording.xyz.extend((0, 0, z))
+    recording.clock = [(10.0, 0), (12.0, samples)]
+    return recording
+
+
+def test_a_press_after_dropped_samples_is_labelled_at_its_own_sample_number():
+    recording = recording_with_a_gap(range(200, 224), press_at=500)
+    recording.marks.append(Mark(11.0, "prompt"))  # sample 400; the window runs 3 s on
+    onsets, unplaced = place_presses(recording)
+    assert unplaced == []
+    assert onsets == [(500 - 0.5) * 2.5]  # not 24 samples early, where its position is
+
+
+def test_a_jump_across_dropped_samples_is_no_press():
+    recording = recording_with_a_gap(range(200, 224), press_at=10_000, tilt_mg=300)
+    recording.marks.append(Mark(10.0 + 230 * 0.0025, "key"))  # the window takes in the gap
+    onsets, unplaced = place_presses(recording)
+    assert onsets == [] and [mark.kind for mark in unplaced] == ["key"]

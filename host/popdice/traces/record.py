@@ -11,6 +11,7 @@ well above its own background holds no press: the mark is reported and not label
 
 from __future__ import annotations
 
+import bisect
 import statistics
 import threading
 import time
@@ -106,19 +107,21 @@ def record(
         raise RecordError(f"a recording is 0-{MAX_SECONDS} s long, not {seconds:g}")
     recording = Recording(marks=marks if marks is not None else [])
     wanted = int(seconds * 1000.0 / PERIOD_MS)
+    per_second = 1000.0 / PERIOD_MS
     popper.stream(True, LEASE_S)
     renewed = time.monotonic()
-    next_prompt = renewed + 1.0 if prompt else None
+    # Prompts keep to the sensor's clock (the span recorded), as the recording's length does.
+    next_prompt = per_second if prompt else None
     try:
         while recording.span() < wanted and not (stop and stop.is_set()):
             now = time.monotonic()
             if now - renewed >= RENEW_S:
                 popper.stream(True, LEASE_S)
                 renewed = now
-            if next_prompt is not None and prompt is not None and now >= next_prompt:
+            if next_prompt is not None and prompt is not None and recording.span() >= next_prompt:
                 recording.marks.append(Mark(now, "prompt"))
                 prompt()
-                next_prompt = now + prompt_every_s
+                next_prompt = recording.span() + prompt_every_s * per_second
                 if (wanted - recording.span()) * PERIOD_MS < 3500:
                     next_prompt = None  # no prompt too near the end to be answered
             batch = popper.next_samples(BATCH_TIMEOUT_S)
@@ -139,28 +142,33 @@ def record(
 
 
 def place_presses(recording: Recording) -> tuple[list[float], list[Mark]]:
-    """(press onsets in ms of the trace, the marks that held no press)."""
+    """(press onsets in ms of the trace, the marks that held no press). Samples the stream
+    dropped leave a gap in the numbers: the change across a gap is not one sample's and is
+    not counted, and windows and onsets are placed by sample number, not by position."""
     count = len(recording.numbers)
     if not count:
         return [], list(recording.marks)
-    first = recording.numbers[0]
+    numbers = recording.numbers
+    first = numbers[0]
     xyz = recording.xyz
     change = [0] * count
     for i in range(1, count):
-        change[i] = sum(abs(xyz[3 * i + k] - xyz[3 * i - 3 + k]) for k in range(3))
+        if numbers[i] == numbers[i - 1] + 1:
+            change[i] = sum(abs(xyz[3 * i + k] - xyz[3 * i - 3 + k]) for k in range(3))
     onsets: set[int] = set()
     unplaced = []
+    per_second = 1000.0 / PERIOD_MS
     for mark in recording.marks:
         before, after = KEY_WINDOW_S if mark.kind == "key" else PROMPT_WINDOW_S
-        at = recording.number_at(mark.at) - first
-        low = max(1, int(at - before * 1000.0 / PERIOD_MS))
-        high = min(count, int(at + after * 1000.0 / PERIOD_MS))
+        at = recording.number_at(mark.at)
+        low = max(1, bisect.bisect_left(numbers, at - before * per_second))
+        high = min(count, bisect.bisect_left(numbers, at + after * per_second))
         onset = _onset(change, low, high)
         if onset is None:
             unplaced.append(mark)
         else:
             onsets.add(onset)
-    return [(i - 0.5) * PERIOD_MS for i in sorted(onsets)], unplaced
+    return [(numbers[i] - first - 0.5) * PERIOD_MS for i in sorted(onsets)], unplaced
 
 
 def _onset(change: list[int], low: int, high: int) -> int | None:
