@@ -18,24 +18,22 @@ from popdice.traces.record import Mark, Recording, place_presses
 from popdice.traces.record_cli import record_to
 from popdice.traces.sensor import driver_mg
 
-# Not in the rp2040 tier yet: on the emulated chip a few streamed samples during a press are
-# not any fed sample (and the label then lands on the wrong sample); see docs/popper.md.
-
-
 REST_MG = (0, 0, 1000)
 
 
 def align(numbered: dict[int, tuple[int, ...]], fed: list[tuple[int, ...]]) -> tuple[int, int]:
     """(the number the fed samples started at, how many of them came back). The samples that
     came back are the fed ones, in order: each the next fed sample after the one before, the
-    samples between lost. (After a gap the numbers are the popper's estimate of how many the
-    sensor overwrote, from the time between reads, so the numbers alone need not line up.)"""
+    samples between lost (the first of the press too, on the emulated chip). (After a gap the
+    numbers are the popper's estimate of how many the sensor overwrote, from the time between
+    reads, so the numbers alone need not line up.)"""
     ordered = [numbered[n] for n in sorted(numbered)]
     numbers = sorted(numbered)
     first_moving = next(k for k, sample in enumerate(fed) if pressed(sample))
-    begin = next(i for i, sample in enumerate(ordered) if same(sample, fed[first_moving]))
-    start = numbers[begin] - first_moving
-    at = first_moving
+    begin = next(i for i, sample in enumerate(ordered) if pressed(sample))
+    at = next((k for k in range(first_moving, len(fed)) if same(fed[k], ordered[begin])), None)
+    assert at is not None, f"the first moved sample back was not fed: {ordered[begin]}"
+    start = numbers[begin] - at
     arrived = 1
     for sample in ordered[begin + 1 :]:
         if at + 1 >= len(fed):
@@ -62,6 +60,7 @@ def triples(values: list[int]) -> list[tuple[int, ...]]:
     return [tuple(values[i : i + 3]) for i in range(0, len(values), 3)]
 
 
+@pytest.mark.rp2040_tier
 def test_the_stream_gives_back_every_fed_sample_numbered(popper_dut):
     popper: Popper = popper_dut.client
     fed = press_trace(seed=3)
@@ -91,6 +90,7 @@ def test_the_stream_gives_back_every_fed_sample_numbered(popper_dut):
     assert popper.next_samples(0.5) is None, "samples after the stream was stopped"
 
 
+@pytest.mark.rp2040_tier
 def test_a_stream_nobody_renews_stops_by_itself(popper_dut):
     popper: Popper = popper_dut.client
     popper.stream(True, 1)
@@ -102,6 +102,7 @@ def test_a_stream_nobody_renews_stops_by_itself(popper_dut):
     assert popper.status().extra["stream_dropped"] == 0
 
 
+@pytest.mark.rp2040_tier
 def test_bad_stream_arguments_are_refused(popper_dut):
     popper: Popper = popper_dut.client
     for args in ({}, {"on": 1}, {"on": True, "seconds": 0}, {"on": True, "seconds": 61}):
@@ -110,6 +111,7 @@ def test_bad_stream_arguments_are_refused(popper_dut):
     assert popper.mode() == "popalotsy", "the popper still answers"
 
 
+@pytest.mark.rp2040_tier
 def test_record_with_prompts_labels_the_press_made_after_each(popper_dut, tmp_path: Path):
     popper: Popper = popper_dut.client
     control = popper_dut.control

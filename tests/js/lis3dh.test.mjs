@@ -85,3 +85,43 @@ test('readings clip at the full scale and the part powers down with ODR 0', () =
   assert.equal(int1.level, false);
   assert.equal(part.produced, 1);
 });
+
+for (const [due, between] of [
+  [3, "y's low and high byte"],
+  [2, 'two axes'],
+]) {
+  test(`with BDU a sample due between ${between} waits for the read's end`, () => {
+    const { clock, part } = configured();
+    part.feed([-0.012, -0.004, 1, 0.012, 0.004, 0.9], { id: 3, samples: 2 });
+    clock.tick(2.5e6); // (-12, -4, 1000) mg is latched
+    part.i2cStart(false);
+    part.i2cWrite(0x28 | 0x80);
+    part.i2cStart(true);
+    const bytes = Array.from({ length: due }, () => part.i2cRead());
+    clock.tick(2.5e6); // (12, 4, 900) is due in the middle of the read
+    while (bytes.length < 6) bytes.push(part.i2cRead());
+    part.i2cStop();
+    const axis = (i) => ((bytes[2 * i] | (bytes[2 * i + 1] << 8)) << 16 >> 16 >> 4) * 4;
+    assert.deepEqual([axis(0), axis(1), axis(2)], [-12, -4, 1000]); // one sample, whole
+    assert.equal(part.overruns, 0);
+    const next = readSample(part); // the waiting one, latched when the read ended
+    assert.deepEqual([next.x, next.y, next.z], [12, 4, 900]);
+    assert.equal(part.overruns, 0);
+  });
+}
+
+test('without BDU the same read takes the low byte of one sample and the high of the next', () => {
+  const { clock, part } = configured();
+  write(part, 0x23, 0x28); // +-8 g, high resolution, continuous update
+  part.feed([0, -0.004, 1, 0, 0.004, 1], { id: 4, samples: 2 });
+  clock.tick(2.5e6);
+  part.i2cStart(false);
+  part.i2cWrite(0x28 | 0x80);
+  part.i2cStart(true);
+  const bytes = [part.i2cRead(), part.i2cRead(), part.i2cRead()];
+  clock.tick(2.5e6);
+  bytes.push(part.i2cRead(), part.i2cRead(), part.i2cRead());
+  part.i2cStop();
+  const y = ((bytes[2] | (bytes[3] << 8)) << 16 >> 16 >> 4) * 4;
+  assert.equal(y, 60); // 0xF0 of -4 mg, 0x00 of +4 mg: what the firmware's BDU prevents
+});

@@ -4,6 +4,10 @@
 // fed one, or the resting vector when none is queued), STATUS.ZYXDA and INT1 (with
 // I1_ZYXDA) go up, and reading the high bytes of every axis takes them down. A sample not
 // read before the next one is latched is overwritten: STATUS.ZYXOR and `overruns` count it.
+// With BDU (CTRL_REG4 bit 7) the output registers are not updated once a low byte has been
+// read until its high byte has, nor, here, during the rest of a read that has begun on them
+// (the datasheet promises the pair; the firmware reads all six bytes in one burst and takes
+// them for one sample): a sample due meanwhile waits and is latched at the end of the read.
 
 const WHO_AM_I = 0x0f;
 const CTRL_REG1 = 0x20;
@@ -14,6 +18,7 @@ const CTRL_REG6 = 0x25;
 const STATUS_REG = 0x27;
 const OUT_X_L = 0x28;
 const AUTO_INCREMENT = 0x80;
+const BDU = 0x80;
 const ODR_HZ = [0, 1, 10, 25, 50, 100, 200, 400, 0, 1344];
 const ODR_HZ_LOW_POWER = [0, 1, 10, 25, 50, 100, 200, 400, 1600, 5376];
 const FULL_SCALE_G = [2, 4, 8, 16];
@@ -39,6 +44,9 @@ export class Lis3dh {
     this.consumed = 0;
     this.overruns = 0;
     this.int1 = false;
+    this.lowBytesRead = 0; // axes whose low byte was read and high byte not yet, under BDU
+    this.outputsInRead = false; // the read going on has read an output register, under BDU
+    this.waiting = null; // a sample BDU holds back: {x, y, z, batch}
     this.alarm = clock.createAlarm(() => this.sample());
     this.int1Pin.setInputValue(false);
   }
@@ -68,6 +76,12 @@ export class Lis3dh {
 
   i2cStop() {
     this.checkConsumed();
+    this.outputsInRead = false;
+    if (!this.lowBytesRead && this.waiting) {
+      const { x, y, z, batch } = this.waiting;
+      this.waiting = null;
+      this.latch(x, y, z, batch);
+    }
   }
 
   advance() {
@@ -78,8 +92,15 @@ export class Lis3dh {
 
   readRegister(reg) {
     if (reg >= this.regs.length) return 0;
-    if (this.ready && (reg === 0x29 || reg === 0x2b || reg === 0x2d)) {
-      this.readMask |= 1 << ((reg - 0x29) >> 1);
+    if (reg >= OUT_X_L && reg <= 0x2d) {
+      const axis = 1 << ((reg - OUT_X_L) >> 1);
+      if (this.regs[CTRL_REG4] & BDU) this.outputsInRead = true;
+      if ((reg & 1) === 0) {
+        if (this.regs[CTRL_REG4] & BDU) this.lowBytesRead |= axis;
+      } else {
+        this.lowBytesRead &= ~axis;
+        if (this.ready) this.readMask |= axis;
+      }
     }
     return this.regs[reg];
   }
@@ -169,6 +190,20 @@ export class Lis3dh {
     } else {
       [x, y, z] = this.rest;
     }
+    if (this.lowBytesRead || this.outputsInRead) {
+      const lost = this.waiting?.batch;
+      if (this.waiting) this.overruns += 1; // two samples came during one read: one is lost
+      if (lost) {
+        lost.overwritten = true;
+        this.events.batchDone(lost);
+      }
+      this.waiting = { x, y, z, batch };
+      return;
+    }
+    this.latch(x, y, z, batch);
+  }
+
+  latch(x, y, z, batch) {
     let status = 0x08 | (this.regs[CTRL_REG1] & 0x07); // ZYXDA and the axes
     if (this.ready) {
       this.overruns += 1;
