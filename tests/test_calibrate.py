@@ -12,9 +12,12 @@ import pytest
 
 from popdice.cli.main import main
 from popdice.devices.popper import DetectorSettings, Popper
-from popdice.traces import trace
+from popdice.traces import calibrate_cli, trace
 from popdice.traces.calibrate_cli import STEPS, Step, calibrate
 from popdice.traces.files import write_labels, write_trace
+from popdice.traces.measured import defaults
+from popdice.traces.scoring import Score
+from popdice.traces.tune import TuneResult
 
 KINDS = {"presses": "presses", "knocks": "knocks", "lifting": "handling"}
 
@@ -33,12 +36,22 @@ def test_calibrate_records_each_step_fits_and_writes_the_popper(
         write_labels(out.with_name(out.name.replace(".csv", ".labels.json")), made)
 
     keep = tmp_path / "calibration"
-    calibrate(popper, keep, lambda step, _n: asked.append(step.name), model_recorder)
+    questions: list[str] = []
+
+    def confirm(question: str) -> bool:
+        questions.append(question)
+        return True
+
+    assert calibrate(popper, keep, lambda s, _n: asked.append(s.name), model_recorder, confirm) == 0
     assert asked == [step.name for step in STEPS]
     written = json.loads((keep / "detector.json").read_text())
     now = popper.detector()
     assert now == DetectorSettings("detector.json", written["settings"])
-    assert "cross-validated: recall" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "fitted, cross-validated: recall" in out
+    assert "the popper's built-in detector on the same recordings: recall" in out
+    # asked only if the fit misses a target (on two and a half minutes, it does)
+    assert len(questions) <= 1 and all(q.startswith("the fit misses ") for q in questions)
     assert sorted(p.name for p in keep.glob("*.csv")) == [
         "knocks.csv",
         "lifting.csv",
@@ -63,3 +76,45 @@ def test_calibrate_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["calibrate", "--port", "/dev/null"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs a person at a terminal" in err
+
+
+def canned_fit(recall_misses: int) -> TuneResult:
+    """A fit's result as ``tune`` gives it: 40 presses over an hour, ``recall_misses`` of
+    them missed, no false press, at most 2 samples late."""
+    found = 40 - recall_misses
+    result = Score(40, [2] * found, [0.0] * recall_misses, [], 3600.0, 3500.0)
+    return TuneResult(defaults(), result, result, ["presses"], 40, 3600.0)
+
+
+def model_recordings(_popper: Popper, step: Step, out: Path) -> None:
+    made = trace(KINDS[step.name], 7, 25.0 if step.prompt else 10.0)
+    write_trace(out, made)
+    write_labels(out.with_name(out.name.replace(".csv", ".labels.json")), made)
+
+
+@pytest.mark.parametrize(("misses", "answer"), [(3, False), (0, None)])
+def test_a_fit_that_misses_a_target_is_written_only_if_the_person_says_so(
+    popper_dut, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, misses, answer
+) -> None:
+    popper: Popper = popper_dut.client
+    monkeypatch.setattr(calibrate_cli, "tune", lambda *_args, **_kw: canned_fit(misses))
+    questions: list[str] = []
+
+    def confirm(question: str) -> bool:
+        questions.append(question)
+        return bool(answer)
+
+    keep = tmp_path / "calibration"
+    code = calibrate(popper, keep, lambda _s, _n: None, model_recordings, confirm)
+    out = capsys.readouterr().out
+    assert (keep / "detector.json").is_file()
+    if answer is False:
+        assert code == 1
+        assert questions == [
+            "the fit misses recall 92.50 % (target 99.5 %): write it to the popper anyway?"
+        ]
+        assert popper.detector().source == "built-in"
+        assert "not written: the popper keeps its built-in detector" in out
+    else:
+        assert code == 0 and questions == []  # every target met: nothing to ask
+        assert popper.detector() == DetectorSettings("detector.json", defaults())
