@@ -111,7 +111,8 @@ def test_bad_stream_arguments_are_refused(popper_dut):
     assert popper.mode() == "popalotsy", "the popper still answers"
 
 
-@pytest.mark.rp2040_tier
+# Not in the RP2040 tier: the emulated chip loses samples around a pop, and a label then
+# sits on the first sample of the rise that came back, up to several samples late.
 def test_record_with_prompts_labels_the_press_made_after_each(popper_dut, tmp_path: Path):
     popper: Popper = popper_dut.client
     control = popper_dut.control

@@ -143,8 +143,9 @@ def record(
 
 def place_presses(recording: Recording) -> tuple[list[float], list[Mark]]:
     """(press onsets in ms of the trace, the marks that held no press). Samples the stream
-    dropped leave a gap in the numbers: the change across a gap is not one sample's and is
-    not counted, and windows and onsets are placed by sample number, not by position."""
+    dropped leave a gap in the numbers: the change across a gap counts as spread evenly over
+    the samples it spans, and windows and onsets are placed by sample number, not by
+    position."""
     count = len(recording.numbers)
     if not count:
         return [], list(recording.marks)
@@ -153,8 +154,8 @@ def place_presses(recording: Recording) -> tuple[list[float], list[Mark]]:
     xyz = recording.xyz
     change = [0] * count
     for i in range(1, count):
-        if numbers[i] == numbers[i - 1] + 1:
-            change[i] = sum(abs(xyz[3 * i + k] - xyz[3 * i - 3 + k]) for k in range(3))
+        moved = sum(abs(xyz[3 * i + k] - xyz[3 * i - 3 + k]) for k in range(3))
+        change[i] = moved // (numbers[i] - numbers[i - 1])  # a gap: spread over its samples
     onsets: set[int] = set()
     unplaced = []
     per_second = 1000.0 / PERIOD_MS
