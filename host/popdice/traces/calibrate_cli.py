@@ -7,11 +7,9 @@ import argparse
 import json
 import sys
 import time
-from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..console.arguments import file_name, folder_name, serial_port
 from ..console.progress import ProgressBar
@@ -19,9 +17,8 @@ from ..devices.connect import connect
 from ..devices.popper import Popper
 from .files import TraceError
 from .record_cli import record_to
-from .runner import run_detector_mg
-from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL, Score, score
-from .tune import Recording, document, load_recordings, tune
+from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL, Score
+from .tune import document, load_recordings, score_in_micropython, tune
 from .tune_cli import summary
 
 
@@ -148,16 +145,6 @@ def missed_targets(result: Score) -> list[str]:
     return missed
 
 
-def score_in_use(settings: dict[str, Any] | None, recordings: list[Recording]) -> Score:
-    """How the detector with ``settings`` (None: the built-in one) does on ``recordings``,
-    run inside MicroPython as on the popper."""
-    total = Score()
-    for recording in recordings:
-        found = run_detector_mg(array("h", recording.samples_mg), settings)
-        total.add(score(recording.t_ms, found.indices, recording.onsets_ms))
-    return total
-
-
 def calibrate(
     popper: Popper,
     keep: Path,
@@ -182,7 +169,7 @@ def calibrate(
     (keep / "detector.json").write_text(json.dumps(document(result), indent=2) + "\n")
     print("fitted, cross-validated: " + summary(result.cross_validated))
     in_use = popper.detector()
-    before = score_in_use(in_use.settings, recordings)
+    before = score_in_micropython(recordings, in_use.settings)
     print(f"the popper's {in_use.source} detector on the same recordings: " + summary(before))
     missed = missed_targets(result.cross_validated)
     if missed and not confirm(

@@ -16,18 +16,16 @@ whose sessions no fit ever saw:
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .families import family
 from .measured import defaults
-from .runner import run_detector_mg
-from .scoring import Score, score
+from .scoring import Score
 from .sensor import driver_mg
 from .trace import Trace
-from .tune import Recording, Tuner
+from .tune import Recording, Tuner, score_in_micropython
 
 POOL_UNITS_FROM = 1000  # pool units are numbered from here, evaluation units from 1
 
@@ -112,15 +110,6 @@ def make_family(name: str, plan: Plan) -> FamilyData:
     return FamilyData(name, module.SUMMARY, pool, units)
 
 
-def _built_in(recordings: Sequence[Recording]) -> Score:
-    total = Score()
-    for recording in recordings:
-        samples = array("h", recording.samples_mg)
-        found = run_detector_mg(samples).indices
-        total.add(score(recording.t_ms, found, recording.onsets_ms))
-    return total
-
-
 def _score(recordings: Sequence[Recording], settings: dict[str, Any], cache: dict) -> Score:
     return Tuner(recordings, cache=cache).score(settings)
 
@@ -144,7 +133,7 @@ def leave_one_out(
             uncalibrated=_score(evaluation, settings, cache),
             calibrated=Score(),
             shipped=_score(evaluation, defaults(), cache),
-            built_in=_built_in(evaluation),
+            built_in=score_in_micropython(evaluation),
             left_out_settings=settings,
             fitted_on=[r.name for r in others],
         )

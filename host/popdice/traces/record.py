@@ -24,6 +24,7 @@ from ..errors import PopdiceError
 from .trace import Trace
 
 PERIOD_MS = 2.5
+SAMPLES_PER_S = 1000.0 / PERIOD_MS
 LEASE_S = 5
 RENEW_S = 2.0
 BATCH_TIMEOUT_S = 1.0
@@ -78,7 +79,7 @@ class Recording:
             if when > host_time:
                 break
             arrived, number = when, next_number
-        return number + (host_time - arrived) * 1000.0 / PERIOD_MS
+        return number + (host_time - arrived) * SAMPLES_PER_S
 
     def trace(self, labels_ms: list[float]) -> Trace:
         first = self.numbers[0] if self.numbers else 0
@@ -106,12 +107,11 @@ def record(
     if not 0 < seconds <= MAX_SECONDS:
         raise RecordError(f"a recording is 0-{MAX_SECONDS} s long, not {seconds:g}")
     recording = Recording(marks=marks if marks is not None else [])
-    wanted = int(seconds * 1000.0 / PERIOD_MS)
-    per_second = 1000.0 / PERIOD_MS
+    wanted = int(seconds * SAMPLES_PER_S)
     popper.stream(True, LEASE_S)
     renewed = time.monotonic()
     # Prompts keep to the sensor's clock (the span recorded), as the recording's length does.
-    next_prompt = per_second if prompt else None
+    next_prompt = SAMPLES_PER_S if prompt else None
     try:
         while recording.span() < wanted and not (stop and stop.is_set()):
             now = time.monotonic()
@@ -121,7 +121,7 @@ def record(
             if next_prompt is not None and prompt is not None and recording.span() >= next_prompt:
                 recording.marks.append(Mark(now, "prompt"))
                 prompt()
-                next_prompt = recording.span() + prompt_every_s * per_second
+                next_prompt = recording.span() + prompt_every_s * SAMPLES_PER_S
                 if (wanted - recording.span()) * PERIOD_MS < 3500:
                     next_prompt = None  # no prompt too near the end to be answered
             batch = popper.next_samples(BATCH_TIMEOUT_S)
@@ -158,12 +158,11 @@ def place_presses(recording: Recording) -> tuple[list[float], list[Mark]]:
         change[i] = moved // (numbers[i] - numbers[i - 1])  # a gap: spread over its samples
     onsets: set[int] = set()
     unplaced = []
-    per_second = 1000.0 / PERIOD_MS
     for mark in recording.marks:
         before, after = KEY_WINDOW_S if mark.kind == "key" else PROMPT_WINDOW_S
         at = recording.number_at(mark.at)
-        low = max(1, bisect.bisect_left(numbers, at - before * per_second))
-        high = min(count, bisect.bisect_left(numbers, at + after * per_second))
+        low = max(1, bisect.bisect_left(numbers, at - before * SAMPLES_PER_S))
+        high = min(count, bisect.bisect_left(numbers, at + after * SAMPLES_PER_S))
         onset = _onset(change, low, high)
         if onset is None:
             unplaced.append(mark)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from typing import Any
 
 from .files import TraceError, read_labels, read_trace
 from .measured import Measured, check_settings, defaults, detections, firmware_settings
+from .runner import run_detector_mg
 from .scoring import PRESS_SPAN_MS, TARGET_LATENCY_SAMPLES, Score, score
 from .sensor import driver_mg
 
@@ -143,6 +145,18 @@ def load_recordings(folder: str | Path) -> list[Recording]:
     if not recordings:
         raise TuneError(f"no labelled recordings in {folder} (NAME.csv with NAME.labels.json)")
     return recordings
+
+
+def score_in_micropython(
+    recordings: Sequence[Recording], settings: dict[str, Any] | None = None
+) -> Score:
+    """How the firmware's detector does on ``recordings``, run inside MicroPython as on the
+    popper: the built-in one, or with ``settings`` the settings-driven one."""
+    total = Score()
+    for recording in recordings:
+        found = run_detector_mg(array("h", recording.samples_mg), settings)
+        total.add(score(recording.t_ms, found.indices, recording.onsets_ms))
+    return total
 
 
 def check_enough(recordings: Sequence[Recording], where: str) -> None:
