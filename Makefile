@@ -18,7 +18,7 @@ PYTEST_ARGS ?=
 PYTEST_WORKERS ?= 3
 RP2040_WORKERS ?= 2
 
-.PHONY: all demo test lint typecheck compile pytest pytest-rp2040 bench bench-cli pictures clean venv
+.PHONY: all demo test lint typecheck compile pytest pytest-rp2040 bench bench-cli bench-lookalike pictures clean venv
 
 all: test
 
@@ -72,6 +72,13 @@ bench: $(READY)
 # How long `popdice --help`, `check ringer` and `status` take, and closing a client (issue 14).
 bench-cli: $(READY)
 	$(BIN)/python bench/cli.py
+
+# How many presses of each model family look like a moment without a press within the
+# sensor's noise, and the recall that leaves (issue 11). Needs numpy, installed into .venv only
+# here (requirements/analysis.txt).
+bench-lookalike: $(READY)
+	$(BIN)/python -m pip install --quiet -r requirements/analysis.txt
+	$(BIN)/python bench/lookalike.py
 
 # The README's pictures in docs/images/, drawn by the project's own code (simulated boards, the
 # firmware's dice and detector, the table app); tests/test_pictures.py fails when one is stale.

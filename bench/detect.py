@@ -29,10 +29,13 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
+from popdice.traces.causes import Causes, attribute
 from popdice.traces.crossfamily import QUICK, Plan, leave_one_out, make_family
 from popdice.traces.families import available
 from popdice.traces.files import read_labels, read_trace
+from popdice.traces.measured import defaults
 from popdice.traces.runner import run_detector
 from popdice.traces.scoring import (
     TARGET_FALSE_PER_HOUR,
@@ -41,6 +44,7 @@ from popdice.traces.scoring import (
     Score,
     score,
 )
+from popdice.traces.tune import Recording, Tuner
 from popdice.traces.visibility import FAINT_SIGMAS, Visibility, visibility
 
 HERE = Path(__file__).resolve().parent
@@ -152,6 +156,22 @@ def cross_family(names: list[str], plan: Plan) -> int:
             f"latency at most about {100 * (1 - faint):.2f} %"
         )
     print()
+    print(
+        "what the mistakes came with (popdice/traces/causes.py): false presses by the nearest "
+        "cause, misses/presses by what came just before"
+    )
+    for family, row in zip(data, rows, strict=True):
+        for label, settings in (
+            ("calibrated", row.calibrated_settings),
+            ("shipped", [defaults()] * len(family.units)),
+        ):
+            found = Causes()
+            for unit, own in zip(family.units, settings, strict=True):
+                found.add(causes_of(unit.evaluation, own))
+            false, missed = found.summary()
+            print(f"  {family.name:11} {label:11} false: {false}")
+            print(f"  {'':11} {'':11} missed: {missed}")
+    print()
     print("settings fitted on every family (the defaults' candidates):")
     print("  " + json.dumps(everything))
     for row in rows:
@@ -163,6 +183,16 @@ def cross_family(names: list[str], plan: Plan) -> int:
 
 UNCALIBRATED_TARGETS = (0.95, 5.0, None)
 CALIBRATED_TARGETS = (TARGET_RECALL, TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES)
+
+
+def causes_of(recordings: list[Recording], settings: dict[str, Any]) -> Causes:
+    """The causes of the mistakes the detector with ``settings`` makes on model sessions."""
+    found = Causes()
+    tuner = Tuner(recordings)
+    for index, recording in enumerate(recordings):
+        result = tuner.score(settings, [index])
+        found.add(attribute(result, recording.onsets_ms, recording.events))
+    return found
 
 
 def meets(result: Score, recall: float, per_hour: float, latency: int | None) -> bool:

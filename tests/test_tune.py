@@ -16,7 +16,7 @@ from popdice.traces import trace
 from popdice.traces.files import read_trace, write_labels, write_trace
 from popdice.traces.measured import Measured, check_settings, defaults, detections, full_run
 from popdice.traces.runner import run_detector_mg
-from popdice.traces.scoring import score
+from popdice.traces.scoring import TARGET_RECALL, score
 from popdice.traces.sensor import driver_mg
 from popdice.traces.tune import GRID, Tuner, load_recordings, with_margin
 
@@ -86,6 +86,13 @@ def test_tune_fits_settings_that_find_presses_it_did_not_see(
     assert written["settings"] == check_settings(written["settings"])
     assert written["fitted_on"]["presses"] >= 20
     assert 0.0 <= written["cross_validated"]["recall"] <= 1.0
+    # the verdict on the targets follows the cross-validated figures
+    recall = written["cross_validated"]["recall"]
+    if recall < TARGET_RECALL:
+        assert "targets missed: recall " in printed and "% (target 99.5 %)" in printed
+    else:
+        assert "targets missed: recall" not in printed
+    assert ("targets missed: " in printed) != ("every target met" in printed)
 
     unseen = trace("presses", 99, 60.0)
     write_trace(tmp_path / "unseen.csv", unseen)

@@ -17,9 +17,8 @@ from ..devices.connect import connect
 from ..devices.popper import Popper
 from .files import TraceError
 from .record_cli import record_to
-from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL, Score
 from .tune import document, load_recordings, score_in_micropython, tune
-from .tune_cli import summary
+from .tune_cli import missed_targets, summary
 
 
 @dataclass(frozen=True)
@@ -126,23 +125,6 @@ def _ask_person(step: Step, number: int) -> None:
 
 def _ask_yes(question: str) -> bool:
     return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
-
-
-def missed_targets(result: Score) -> list[str]:
-    """The targets ``result`` misses, each with its figure, for people."""
-    met = result.meets_targets()
-    recall, per_hour = result.recall, result.false_per_hour
-    worst = result.latency()["max"]
-    missed = []
-    if not met["recall"]:
-        shown = "-" if recall is None else f"{100 * recall:.2f} %"
-        missed.append(f"recall {shown} (target {100 * TARGET_RECALL:g} %)")
-    if not met["false_presses_per_hour"]:
-        shown = "-" if per_hour is None else f"{per_hour:.1f}"
-        missed.append(f"{shown} false presses an hour (target {TARGET_FALSE_PER_HOUR:g})")
-    if not met["latency_samples"]:
-        missed.append(f"latency max {worst} samples (target {TARGET_LATENCY_SAMPLES})")
-    return missed
 
 
 def calibrate(

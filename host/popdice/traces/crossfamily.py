@@ -78,7 +78,10 @@ class FamilyRow:
 
 
 def recording(name: str, trace: Trace) -> Recording:
-    return Recording(name, trace.t_ms, driver_mg(trace.samples_g), list(trace.press_times_ms))
+    others = [(t, what) for t, what in trace.events if what != "press"]
+    return Recording(
+        name, trace.t_ms, driver_mg(trace.samples_g), list(trace.press_times_ms), others
+    )
 
 
 def make_family(name: str, plan: Plan) -> FamilyData:

@@ -23,7 +23,7 @@ import json
 import math
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -92,12 +92,14 @@ class TuneError(TraceError):
 @dataclass
 class Recording:
     """One labelled recording: its instants (ms), samples (flat x, y, z, mg) and press
-    onsets (ms)."""
+    onsets (ms); for a model's session, also what else happened, (onset ms, what) (see
+    ``causes``)."""
 
     name: str
     t_ms: list[float]
     samples_mg: Sequence[int]
     onsets_ms: list[float]
+    events: list[tuple[float, str]] = field(default_factory=list)
 
     @property
     def seconds(self) -> float:
@@ -114,12 +116,14 @@ class Recording:
                 continue
             start, end = self.t_ms[first], self.t_ms[last - 1]
             onsets = [t for t in self.onsets_ms if start <= t <= end]
+            events = [(t, what) for t, what in self.events if start <= t <= end]
             pieces.append(
                 Recording(
                     f"{self.name}#{k + 1}",
                     self.t_ms[first:last],
                     self.samples_mg[3 * first : 3 * last],
                     onsets,
+                    events,
                 )
             )
         return pieces

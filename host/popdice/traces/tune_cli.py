@@ -92,6 +92,14 @@ def run_tune(args: argparse.Namespace) -> int:
     )
     print("cross-validated: " + summary(result.cross_validated))
     print("on the recordings it was fitted on: " + summary(result.fitted))
+    missed = missed_targets(result.cross_validated)
+    if missed:
+        print(
+            f"targets missed: {', '.join(missed)}; more recordings of this unit's presses and of "
+            "what it feels besides may help, or keep the popper's built-in detector"
+        )
+    else:
+        print("every target met (cross-validated)")
     print(f"settings written to {out}")
     return 0
 
@@ -107,3 +115,20 @@ def summary(result: Score) -> str:
         else f"latency mean {latency['mean']} / max {latency['max']} samples",
     ]
     return ", ".join(parts)
+
+
+def missed_targets(result: Score) -> list[str]:
+    """The targets ``result`` misses, each with its figure, for people."""
+    met = result.meets_targets()
+    recall, per_hour = result.recall, result.false_per_hour
+    worst = result.latency()["max"]
+    missed = []
+    if not met["recall"]:
+        shown = "-" if recall is None else f"{100 * recall:.2f} %"
+        missed.append(f"recall {shown} (target {100 * TARGET_RECALL:g} %)")
+    if not met["false_presses_per_hour"]:
+        shown = "-" if per_hour is None else f"{per_hour:.1f}"
+        missed.append(f"{shown} false presses an hour (target {TARGET_FALSE_PER_HOUR:g})")
+    if not met["latency_samples"]:
+        missed.append(f"latency max {worst} samples (target {TARGET_LATENCY_SAMPLES})")
+    return missed
