@@ -5,8 +5,11 @@ independently written model families (popdice/traces/families), one family left 
 time: per family, recall, false presses per hour and latency on its evaluation units with
 settings fitted on the other families (uncalibrated), with settings fitted on a dozen
 minutes of each unit's own labelled sessions (calibrated), with the shipped defaults, and
-the hand-fitted detector the popper runs without settings (built-in, press.py);
-then the settings fitted on every family, the candidates for the firmware's defaults.
+the hand-fitted detector the popper runs without settings (built-in, press.py); the
+presses no detector can see at that latency (popdice/traces/visibility.py); what the
+calibrated and shipped settings' false presses and misses came with, from the events each
+model records (popdice/traces/causes.py); then the settings fitted on every family, the
+candidates for the firmware's defaults.
 Targets (issue 11): calibrated, recall >= 99.5 %, <= 1 false press an hour, latency <= 4
 samples for every family; uncalibrated on a family left out, recall >= 95 % and <= 5 false
 presses an hour. How the fit works: popdice/traces/tune.py; the protocol:
