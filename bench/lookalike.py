@@ -9,8 +9,10 @@ bench/detect.py uses (``popdice.traces.crossfamily.Plan``, per evaluation unit i
 calibration minutes and its 20 evaluation minutes together), independently of any detector:
 
 - the motion is each sample less gravity (the mean of the 64 samples before it, 160 ms);
-- a press's view is the last ``--window`` samples of the motion on all three axes, up to 4
-  samples after its label (the latest a detector may decide); a moment without a press is
+- a press's view is the motion on all three axes from 4 samples before its label to 4
+  after it (the latest a detector may decide): 8 samples. ``--latency N`` ends it N after
+  the label instead, asking how the answer changes if a detector may decide later, and
+  ``--window`` sets its length; a moment without a press is
   any such window that holds no sample from 50 ms before a label to 1 s after it;
 - the two look alike if, on each axis over every 4 samples, their difference is no larger
   than that between two readings of the same motion with the sensor's noise (a chi-square
@@ -29,7 +31,7 @@ model's labels may be earlier than anyone could hear a press.
 
 Needs numpy (`make bench-lookalike` installs it: requirements/analysis.txt).
 
-    .venv/bin/python bench/lookalike.py [--families a,b] [--window N] [--units N]
+    .venv/bin/python bench/lookalike.py [--families a,b] [--window N] [--latency N] [--units N]
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ BEFORE_PRESS_SAMPLES = 20  # 50 ms before a label...
 AFTER_PRESS_SAMPLES = 400  # ...to 1 s after it belong to the press
 SIGMAS = 3.0
 BLOCK_SAMPLES = 4  # the difference is judged on each axis over every 4 samples
+BEFORE_LABEL_SAMPLES = 4  # a view starts this long before the label unless --window says
 ALLOWANCES = (TARGET_FALSE_PER_HOUR, 5.0)  # false presses an hour: calibrated, left out
 MOMENT_GAP_SAMPLES = 100  # look-alike windows closer than this are one moment
 STEP_NOISE = 1.0 / (0.6745 * math.sqrt(2.0))  # median |step| of white noise -> its sigma
@@ -75,7 +78,9 @@ def motion(recording: Recording) -> np.ndarray:
 class Unit:
     """One unit's sessions cut into views: every press's, and every moment's without one."""
 
-    def __init__(self, recordings: list[Recording], window: int) -> None:
+    def __init__(
+        self, recordings: list[Recording], window: int, latency: int = TARGET_LATENCY_SAMPLES
+    ) -> None:
         self.window = window
         presses, quiet, owners, noise = [], [], [], []
         self.non_press_samples = 0
@@ -98,7 +103,7 @@ class Unit:
                 quiet.append(moved[rows].reshape(len(free), -1))
                 owners.append(np.column_stack([np.full(len(free), number), free]))
             for label in labels:
-                end = label + TARGET_LATENCY_SAMPLES
+                end = label + latency
                 if end - window + 1 >= 0 and end < count:
                     presses.append(moved[end - window + 1 : end + 1].reshape(-1))
         self.sigma = float(np.median(noise)) if noise else 1.0
@@ -156,21 +161,41 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--families", help="comma-separated (default: every family)")
     parser.add_argument(
-        "--window", type=int, default=8, help="samples in a view, a multiple of 4 (default 8)"
+        "--window",
+        type=int,
+        help="samples in a view, a multiple of 4 (default: from 4 before the label on, 8)",
     )
     parser.add_argument("--units", type=int, default=Plan().units, help="units per family")
+    parser.add_argument(
+        "--latency",
+        type=int,
+        default=TARGET_LATENCY_SAMPLES,
+        help=f"where the view ends, samples after the label (default {TARGET_LATENCY_SAMPLES})",
+    )
     args = parser.parse_args()
     names = args.families.split(",") if args.families else available()
     unknown = [name for name in names if name not in available()]
     if unknown:
-        print(f"error: no model family {unknown[0]!r} (there are: {', '.join(available())})")
+        print(
+            f"error: no model family {unknown[0]!r} (there are: {', '.join(available())})",
+            file=sys.stderr,
+        )
         return 2
+    if not 0 <= args.latency <= 100:
+        print("error: --latency must be 0 to 100 samples", file=sys.stderr)
+        return 2
+    if args.window is None:
+        span = args.latency + BEFORE_LABEL_SAMPLES
+        args.window = -(-span // BLOCK_SAMPLES) * BLOCK_SAMPLES
     if not 4 <= args.window <= 200 or args.window % BLOCK_SAMPLES:
-        print(f"error: --window must be a multiple of {BLOCK_SAMPLES} from 4 to 200 samples")
+        print(
+            f"error: --window must be a multiple of {BLOCK_SAMPLES} from 4 to 200 samples",
+            file=sys.stderr,
+        )
         return 2
     began = time.monotonic()
     print(
-        f"presses whose last {args.window} samples (to {TARGET_LATENCY_SAMPLES} after the label) "
+        f"presses whose last {args.window} samples (to {args.latency} after the label) "
         f"match a moment without a press within the noise (bench/lookalike.py)"
     )
     print(
@@ -183,7 +208,7 @@ def main() -> int:
         matches: list[set[tuple[int, int, int]]] = []
         hours = 0.0
         for unit in data.units:
-            seen = Unit(unit.calibration + unit.evaluation, args.window)
+            seen = Unit(unit.calibration + unit.evaluation, args.window, args.latency)
             matches += seen.look_alikes(unit.unit)
             hours += seen.hours
         moments = len(set().union(*matches)) if matches else 0
