@@ -9,10 +9,10 @@ bench/detect.py uses (``popdice.traces.crossfamily.Plan``, per evaluation unit i
 calibration minutes and its 20 evaluation minutes together), independently of any detector:
 
 - the motion is each sample less gravity (the mean of the 64 samples before it, 160 ms);
-- a press's view is the motion on all three axes from 4 samples before its label to 4
-  after it (the latest a detector may decide): 8 samples. ``--latency N`` ends it N after
-  the label instead, asking how the answer changes if a detector may decide later, and
-  ``--window`` sets its length; a moment without a press is
+- a press's view is the motion on all three axes over the 8 samples that end 4 after its
+  label (the latest a detector may decide). ``--latency N`` ends it N after the label
+  instead (and makes it N + 4 samples long, to a multiple of 4), asking how the answer
+  changes if a detector may decide later; ``--window`` sets its length; a moment without a press is
   any such window that holds no sample from 50 ms before a label to 1 s after it;
 - the two look alike if, on each axis over every 4 samples, their difference is no larger
   than that between two readings of the same motion with the sensor's noise (a chi-square
@@ -58,7 +58,7 @@ BEFORE_PRESS_SAMPLES = 20  # 50 ms before a label...
 AFTER_PRESS_SAMPLES = 400  # ...to 1 s after it belong to the press
 SIGMAS = 3.0
 BLOCK_SAMPLES = 4  # the difference is judged on each axis over every 4 samples
-BEFORE_LABEL_SAMPLES = 4  # a view starts this long before the label unless --window says
+VIEW_BEYOND_LATENCY = 4  # a view is the latency and this many samples more, unless --window
 ALLOWANCES = (TARGET_FALSE_PER_HOUR, 5.0)  # false presses an hour: calibrated, left out
 MOMENT_GAP_SAMPLES = 100  # look-alike windows closer than this are one moment
 STEP_NOISE = 1.0 / (0.6745 * math.sqrt(2.0))  # median |step| of white noise -> its sigma
@@ -163,7 +163,7 @@ def main() -> int:
     parser.add_argument(
         "--window",
         type=int,
-        help="samples in a view, a multiple of 4 (default: from 4 before the label on, 8)",
+        help="samples in a view, a multiple of 4 (default: the latency + 4: 8)",
     )
     parser.add_argument("--units", type=int, default=Plan().units, help="units per family")
     parser.add_argument(
@@ -185,7 +185,7 @@ def main() -> int:
         print("error: --latency must be 0 to 100 samples", file=sys.stderr)
         return 2
     if args.window is None:
-        span = args.latency + BEFORE_LABEL_SAMPLES
+        span = args.latency + VIEW_BEYOND_LATENCY
         args.window = -(-span // BLOCK_SAMPLES) * BLOCK_SAMPLES
     if not 4 <= args.window <= 200 or args.window % BLOCK_SAMPLES:
         print(
