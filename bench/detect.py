@@ -116,7 +116,8 @@ def cross_family(names: list[str], plan: Plan) -> int:
     for name in names:
         say(f"making {name}")
         data.append(make_family(name, plan))
-    rows, everything = leave_one_out(data, say)
+    measured: dict = {}  # each recording measured once, for the table and the causes
+    rows, everything = leave_one_out(data, say, measured)
     print(
         "press detection across model families (firmware/popdice_fw/impulse.py), "
         "each family left out in turn"
@@ -170,7 +171,7 @@ def cross_family(names: list[str], plan: Plan) -> int:
         ):
             found = Causes()
             for unit, own in zip(family.units, settings, strict=True):
-                found.add(causes_of(unit.evaluation, own))
+                found.add(causes_of(unit.evaluation, own, measured))
             false, missed = found.summary()
             print(f"  {family.name:11} {label:11} false: {false}")
             print(f"  {'':11} {'':11} missed: {missed}")
@@ -188,10 +189,11 @@ UNCALIBRATED_TARGETS = (0.95, 5.0, None)
 CALIBRATED_TARGETS = (TARGET_RECALL, TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES)
 
 
-def causes_of(recordings: list[Recording], settings: dict[str, Any]) -> Causes:
-    """The causes of the mistakes the detector with ``settings`` makes on model sessions."""
+def causes_of(recordings: list[Recording], settings: dict[str, Any], measured: dict) -> Causes:
+    """The causes of the mistakes the detector with ``settings`` makes on model sessions
+    (``measured``: their measurements, shared with the tuners that made the table)."""
     found = Causes()
-    tuner = Tuner(recordings)
+    tuner = Tuner(recordings, cache=measured)
     for index, recording in enumerate(recordings):
         result = tuner.score(settings, [index])
         found.add(attribute(result, recording.onsets_ms, recording.events))

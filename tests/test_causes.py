@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from popdice.traces.causes import AFTER_PRESS, ALONE, NOTHING, Causes, attribute
+from popdice.traces.causes import AFTER_PRESS, ALONE, NOTHING, Causes, attribute, kind_of
 from popdice.traces.crossfamily import recording
 from popdice.traces.families import family
 from popdice.traces.scoring import score
@@ -62,3 +62,10 @@ def test_model_sessions_carry_their_events_but_not_their_presses() -> None:
     assert len(made.events) == sum(1 for _, what in trace.events if what != "press")
     halves = made.cut(2)
     assert sum(len(half.events) for half in halves) == len(made.events)
+
+
+def test_a_model_that_sizes_its_presses_does_not_pass_them_off_as_events() -> None:
+    trace = family("table").session(1, 1, 30.0, True)
+    assert any(what.startswith("press ") for _, what in trace.events)  # "press 1.11 g"
+    made = recording("table/u1", trace)
+    assert made.events and all(kind_of(what) != "press" for _, what in made.events)

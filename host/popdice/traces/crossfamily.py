@@ -20,8 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .causes import kind_of
 from .families import family
-from .measured import defaults
+from .measured import Measured, defaults
 from .scoring import Score
 from .sensor import driver_mg
 from .trace import Trace
@@ -78,7 +79,7 @@ class FamilyRow:
 
 
 def recording(name: str, trace: Trace) -> Recording:
-    others = [(t, what) for t, what in trace.events if what != "press"]
+    others = [(t, what) for t, what in trace.events if kind_of(what) != "press"]
     return Recording(
         name, trace.t_ms, driver_mg(trace.samples_g), list(trace.press_times_ms), others
     )
@@ -118,12 +119,15 @@ def _score(recordings: Sequence[Recording], settings: dict[str, Any], cache: dic
 
 
 def leave_one_out(
-    data: Sequence[FamilyData], progress: Callable[[str], None] | None = None
+    data: Sequence[FamilyData],
+    progress: Callable[[str], None] | None = None,
+    cache: dict[tuple[str, int], Measured] | None = None,
 ) -> tuple[list[FamilyRow], dict[str, Any]]:
     """Each family scored with the others' fit, with its own calibration, and with the
-    shipped defaults; and the settings fitted on every family's pool."""
+    shipped defaults; and the settings fitted on every family's pool. ``cache``: the
+    recordings' measurements, kept for more scoring afterwards (``Tuner``'s)."""
     say = progress or (lambda _what: None)
-    cache: dict = {}
+    cache = {} if cache is None else cache
     rows = []
     for left_out in data:
         others = [r for d in data if d is not left_out for r in d.pool]
