@@ -17,6 +17,7 @@ from ..devices.connect import connect
 from ..devices.popper import Popper
 from .files import TraceError
 from .record_cli import record_to
+from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL
 from .tune import document, load_recordings, score_in_micropython, tune
 from .tune_cli import missed_targets, summary
 
@@ -53,15 +54,16 @@ STEPS = (
     ),
 )
 
-DESCRIPTION = """\
+DESCRIPTION = f"""\
 Fits the popper's press detector to this unit, on this table: a guided series of recordings
 (presses when the terminal beeps, then knocks and dice on the table, then lifting and
 moving the unit, about four minutes in all), then `popdice tune` on them. It shows the
 cross-validated figures beside those of the popper's detector now on the same recordings,
 and writes the settings to the popper, which keeps them in its flash (detector.json) and
-detects with them at once and after every boot. A fit that misses a target (recall 99.5 %,
-at most 1 false press an hour, at most 4 samples late) is written only if you say so. The
-recordings and the settings are kept in --keep DIR so the fit can be checked or done again.
+detects with them at once and after every boot. A fit that misses a target (recall
+{100 * TARGET_RECALL:g} %, at most {TARGET_FALSE_PER_HOUR:g} false press an hour, at most
+{TARGET_LATENCY_SAMPLES} samples late) is written only if you say so. The recordings and the
+settings are kept in --keep DIR so the fit can be checked or done again.
 
 --reset deletes the settings from the popper: it goes back to its built-in detector.
 --apply DETECTOR.json writes settings made earlier with `popdice tune`."""
