@@ -15,7 +15,9 @@ unit's up axis and sideways, and depends on one setting (``band_samples``):
   a press does not raise its own;
 - the stillness is the motion averaged over 40 ms (twice), each sample's part capped at
   64 mg: a hand that lifts, tilts or carries the unit keeps it high, a blow's swing averages
-  out.
+  out. It cannot exceed 192 mg, so ``moving_mg`` at 192 never takes the unit as moving: for a
+  unit whose own presses move it that much (a dome that clicks only once the hand has pushed
+  it deep into soft feet).
 
 The second, ``decide``, is the state machine, and every other setting is a threshold there:
 a candidate starts on an impulse of at least ``threshold_mg`` in the press's direction
@@ -47,7 +49,8 @@ _MIN_GRAVITY_MG = const(250)  # below this there is no up (falling): the last on
 _BACKGROUND_SHIFT = const(5)  # the background follows over 32 samples (80 ms)
 _BACKGROUND_FLOOR_MG = const(4)  # one step of the sensor
 _STILL_SHIFT = const(4)  # stillness: two poles of 16 samples (40 ms)...
-_STILL_CAP_MG = const(64)  # ...over motion capped to this a sample
+_STILL_CAP_MG = const(64)  # ...over motion capped to this a sample, so it never exceeds
+_STILL_MOST_MG = const(192)  # three axes at the cap: ``moving_mg`` this high never moves
 _CLIP_MG = const(8000)  # motion terms are clamped to this before they are squared
 _ENERGY_SHIFT = const(8)  # energies in 256 mg^2 units (16 mg rms): sums stay small ints
 _RING_MASK = const(15)  # the last 16 values along up: a band of up to 4 samples and the lead
@@ -65,7 +68,7 @@ SETTINGS = (
     ("window_samples", 1, 3, 2),
     ("max_sideways", 0.02, 8.0, 0.5),  # x 64
     ("refractory_ms", 0, 1000, 75),
-    ("moving_mg", 4, 60, 16),
+    ("moving_mg", 4, _STILL_MOST_MG, 16),
     ("settle_ms", 0, 2000, 250),
     ("release_ratio", 0.0, 1.0, 0.4),  # x 64
     ("hold_ms", 0, 3000, 1500),

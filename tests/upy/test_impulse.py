@@ -98,6 +98,20 @@ def test_a_unit_that_moves_settles_before_a_press_counts():
     assert len(feed(detector, blow(800) + rest(40))) == 1
 
 
+def test_moving_at_its_largest_never_moves():
+    carried = [(900, -900, 100)] * 200  # shoved about hard: every axis at the stillness's cap
+    detector = detector_with(moving_mg=60)
+    feed(detector, carried)
+    assert detector.state == SETTLING
+    detector = detector_with(moving_mg=192)
+    states, most = set(), 0
+    for sample in carried:
+        detector.update(*sample)
+        states.add(detector.state)
+        most = max(most, detector.still_mg)
+    assert SETTLING not in states and 170 <= most <= 192, (states, most)
+
+
 def test_refractory_and_the_releases_hold():
     detector = detector_with(refractory_ms=100, hold_ms=1500, release_ratio=0.5)
     assert len(feed(detector, blow(1000) + rest(10) + blow(1000) + rest(60))) == 1
