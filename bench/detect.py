@@ -6,6 +6,7 @@ time: per family, recall, false presses per hour and latency on its evaluation u
 settings fitted on the other families (uncalibrated), with settings fitted on a dozen
 minutes of each unit's own labelled sessions (calibrated), with the shipped defaults, and
 the hand-fitted detector the popper runs without settings (built-in, press.py); the
+calibrated figures unit by unit (units differ a lot: --units N scores more of them); the
 presses no detector can see at that latency (popdice/traces/visibility.py); what the
 calibrated and shipped settings' false presses and misses came with, from the events each
 model records (popdice/traces/causes.py); then the settings fitted on every family, the
@@ -20,13 +21,14 @@ in bench/corpus/ (made by bench/make_corpus.py from the first model family), per
 trace, against the same targets.
 How detections are matched to labels: popdice/traces/scoring.py.
 
-    .venv/bin/python bench/detect.py [--quick] [--families a,b,c]
+    .venv/bin/python bench/detect.py [--quick] [--families a,b,c] [--units N]
     .venv/bin/python bench/detect.py --corpus [DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -36,7 +38,7 @@ from typing import Any
 
 from popdice.traces.causes import Causes, attribute
 from popdice.traces.crossfamily import QUICK, Plan, leave_one_out, make_family
-from popdice.traces.families import available
+from popdice.traces.families import chosen
 from popdice.traces.files import read_labels, read_trace
 from popdice.traces.measured import defaults
 from popdice.traces.runner import run_detector
@@ -99,10 +101,28 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="a tenth of the data")
     parser.add_argument("--families", help="comma-separated (default: every family)")
+    parser.add_argument(
+        "--units",
+        type=int,
+        metavar="N",
+        help=f"evaluation units per family (default {Plan().units}); units differ so much that "
+        "a few points between two detectors on the default three can be chance: more units "
+        "narrow that, at about a minute and a half per unit and family",
+    )
     args = parser.parse_args(argv)
     if args.corpus is None:
-        names = args.families.split(",") if args.families else available()
-        return cross_family(names, QUICK if args.quick else Plan())
+        try:
+            names = chosen(args.families)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        if args.units is not None and not 1 <= args.units <= 50:
+            print("error: --units must be 1 to 50", file=sys.stderr)
+            return 2
+        plan = QUICK if args.quick else Plan()
+        if args.units is not None:
+            plan = dataclasses.replace(plan, units=args.units)
+        return cross_family(names, plan)
     return corpus(Path(args.corpus))
 
 
@@ -144,6 +164,14 @@ def cross_family(names: list[str], plan: Plan) -> int:
         ):
             verdict = "" if targets is None else ("yes" if meets(result, *targets) else "NO")
             print(f"{row.name:11} {label:11} {family_row(result)}  {verdict}")
+    print()
+    print("calibrated, unit by unit (recall, false presses an hour): how far units differ")
+    for family, row in zip(data, rows, strict=True):
+        units = []
+        for unit, own in zip(family.units, row.calibrated_settings, strict=True):
+            result = Tuner(unit.evaluation, cache=measured).score(own)
+            units.append(f"{percent(result.recall)} {rate(result.false_per_hour)}/h")
+        print(f"  {family.name:11} " + " | ".join(units))
     print()
     print(
         f"faint presses: moved the reading by under {FAINT_SIGMAS:g} times its noise within "

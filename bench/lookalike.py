@@ -49,7 +49,7 @@ except ImportError:
     sys.exit("error: numpy is missing: `make bench-lookalike` installs what this needs")
 
 from popdice.traces.crossfamily import Plan, make_family
-from popdice.traces.families import available
+from popdice.traces.families import chosen
 from popdice.traces.scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES
 from popdice.traces.tune import Recording
 
@@ -152,8 +152,8 @@ def recall_bound(matches: list[set[tuple[int, int, int]]], allowance: int) -> fl
         counts = Counter(moment for m in uncovered for moment in m)
         if not counts:
             break
-        chosen = counts.most_common(1)[0][0]
-        uncovered = [m for m in uncovered if chosen not in m]
+        best = counts.most_common(1)[0][0]
+        uncovered = [m for m in uncovered if best not in m]
     return 1.0 - len(uncovered) / len(matches) if matches else 1.0
 
 
@@ -173,13 +173,10 @@ def main() -> int:
         help=f"where the view ends, samples after the label (default {TARGET_LATENCY_SAMPLES})",
     )
     args = parser.parse_args()
-    names = args.families.split(",") if args.families else available()
-    unknown = [name for name in names if name not in available()]
-    if unknown:
-        print(
-            f"error: no model family {unknown[0]!r} (there are: {', '.join(available())})",
-            file=sys.stderr,
-        )
+    try:
+        names = chosen(args.families)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
     if not 0 <= args.latency <= 100:
         print("error: --latency must be 0 to 100 samples", file=sys.stderr)

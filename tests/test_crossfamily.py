@@ -4,7 +4,10 @@ figure is over the left-out family's evaluation units."""
 
 from __future__ import annotations
 
+import pytest
+
 from popdice.traces.crossfamily import Plan, leave_one_out, make_family
+from popdice.traces.families import available, chosen
 from popdice.traces.measured import check_settings
 
 # Small: the test is of what each fit saw, not of its figures (each pool holds five presses).
@@ -25,3 +28,10 @@ def test_each_family_is_scored_with_fits_that_never_saw_it() -> None:
         assert len(row.calibrated_settings) == len(own.units)
         assert check_settings(row.left_out_settings) == row.left_out_settings
     assert check_settings(everything) == everything
+
+
+def test_a_families_option_names_known_families_or_says_which_is_not() -> None:
+    assert chosen(None) == chosen("") == available()
+    assert chosen("cushion, table") == ["cushion", "table"]
+    with pytest.raises(ValueError, match="no model family 'tabel' \\(there are: table, "):
+        chosen("table,tabel")

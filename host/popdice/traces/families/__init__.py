@@ -52,4 +52,17 @@ def available() -> list[str]:
     return found
 
 
-__all__ = ["FAMILY_MODULES", "Trace", "available", "family"]
+def chosen(names: str | None) -> list[str]:
+    """The families a comma-separated option names (every available one for none or "");
+    ``ValueError`` with a one-line message naming the first unknown one."""
+    if not names:
+        return available()
+    picked = [name.strip() for name in names.split(",") if name.strip()]
+    present = available()
+    for name in picked:
+        if name not in present:
+            raise ValueError(f"no model family {name!r} (there are: {', '.join(present)})")
+    return picked
+
+
+__all__ = ["FAMILY_MODULES", "Trace", "available", "chosen", "family"]
