@@ -6,7 +6,8 @@ time: per family, recall, false presses per hour and latency on its evaluation u
 settings fitted on the other families (uncalibrated), with settings fitted on a dozen
 minutes of each unit's own labelled sessions (calibrated), with the shipped defaults, and
 the hand-fitted detector the popper runs without settings (built-in, press.py); the
-calibrated figures unit by unit (units differ a lot: --units N scores more of them); the
+calibrated figures unit by unit (units differ a lot: --units N scores more of them, and
+--first-unit K others than the default units 1-3); the
 presses no detector can see at that latency (popdice/traces/visibility.py); what the
 calibrated and shipped settings' false presses and misses came with, from the events each
 model records (popdice/traces/causes.py); then the settings fitted on every family, the
@@ -21,7 +22,7 @@ in bench/corpus/ (made by bench/make_corpus.py from the first model family), per
 trace, against the same targets.
 How detections are matched to labels: popdice/traces/scoring.py.
 
-    .venv/bin/python bench/detect.py [--quick] [--families a,b,c] [--units N]
+    .venv/bin/python bench/detect.py [--quick] [--families a,b,c] [--units N] [--first-unit K]
     .venv/bin/python bench/detect.py --corpus [DIR]
 """
 
@@ -109,6 +110,13 @@ def main(argv: list[str] | None = None) -> int:
         "a few points between two detectors on the default three can be chance: more units "
         "narrow that, at about a minute and a half per unit and family",
     )
+    parser.add_argument(
+        "--first-unit",
+        type=int,
+        metavar="K",
+        help="number the evaluation units from K (default 1): units nobody tuned a detector "
+        "change on, to check that a gain holds beyond the units it was found on",
+    )
     args = parser.parse_args(argv)
     if args.corpus is None:
         try:
@@ -119,9 +127,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.units is not None and not 1 <= args.units <= 50:
             print("error: --units must be 1 to 50", file=sys.stderr)
             return 2
+        if args.first_unit is not None and not 1 <= args.first_unit <= 900:
+            print("error: --first-unit must be 1 to 900", file=sys.stderr)
+            return 2
         plan = QUICK if args.quick else Plan()
         if args.units is not None:
             plan = dataclasses.replace(plan, units=args.units)
+        if args.first_unit is not None:
+            plan = dataclasses.replace(plan, first_unit=args.first_unit)
         return cross_family(names, plan)
     return corpus(Path(args.corpus))
 
@@ -145,7 +158,8 @@ def cross_family(names: list[str], plan: Plan) -> int:
     for row in rows:
         print(f"  {row.name}: {row.summary}")
     print(
-        f"  per family: {plan.units} evaluation units, each calibrated on "
+        f"  per family: {plan.units} evaluation units (from unit {plan.first_unit}), "
+        "each calibrated on "
         f"{(plan.calibration_play_s + plan.calibration_quiet_s) / 60:g} min of its own sessions "
         f"and scored on {plan.evaluation_sessions * 2 * plan.evaluation_s / 60:g} min of others; "
         f"defaults fitted on {plan.pool_units} other units of each other family"

@@ -4,6 +4,8 @@ figure is over the left-out family's evaluation units."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from popdice.traces.crossfamily import Plan, leave_one_out, make_family
@@ -35,3 +37,14 @@ def test_a_families_option_names_known_families_or_says_which_is_not() -> None:
     assert chosen("cushion, table") == ["cushion", "table"]
     with pytest.raises(ValueError, match="no model family 'tabel' \\(there are: table, "):
         chosen("table,tabel")
+
+
+def test_evaluation_units_can_be_others_than_the_default_ones() -> None:
+    tiny = dataclasses.replace(TINY, pool_units=0, units=2, first_unit=21)
+    made = make_family("table", tiny)
+    assert [unit.unit for unit in made.units] == [21, 22]
+    assert all("/u21/" in r.name for r in made.units[0].calibration + made.units[0].evaluation)
+    first = make_family("table", dataclasses.replace(tiny, units=1, first_unit=1))
+    assert first.units[0].evaluation[0].samples_mg != made.units[0].evaluation[0].samples_mg
+    with pytest.raises(ValueError, match="numbered 1 to 999"):
+        make_family("table", dataclasses.replace(tiny, first_unit=999))

@@ -43,6 +43,7 @@ class Plan:
     pool_units: int = 3  # units whose sessions the defaults are fitted on
     pool_play_s: float = 360.0
     pool_quiet_s: float = 180.0
+    first_unit: int = 1  # the evaluation units are numbered from here (under POOL_UNITS_FROM)
 
 
 QUICK = Plan(1, 150.0, 90.0, 1, 60.0, 1, 150.0, 90.0)
@@ -104,7 +105,9 @@ def make_family(name: str, plan: Plan) -> FamilyData:
         unit = POOL_UNITS_FROM + k
         pool += sessions(unit, "pool", plan.pool_play_s, plan.pool_quiet_s, 1)
     units = []
-    for unit in range(1, plan.units + 1):
+    if not 1 <= plan.first_unit <= POOL_UNITS_FROM - plan.units:
+        raise ValueError(f"evaluation units are numbered 1 to {POOL_UNITS_FROM - 1}")
+    for unit in range(plan.first_unit, plan.first_unit + plan.units):
         calibration = sessions(unit, "cal", plan.calibration_play_s, plan.calibration_quiet_s, 1)
         evaluation = []
         for k in range(plan.evaluation_sessions):
