@@ -7,7 +7,8 @@ settings fitted on the other families (uncalibrated), with settings fitted on a 
 minutes of each unit's own labelled sessions (calibrated), with the shipped defaults, and
 the hand-fitted detector the popper runs without settings (built-in, press.py); the
 calibrated figures unit by unit (units differ a lot: --units N scores more of them, and
---first-unit K others than the default units 1-3); the
+--first-unit K others than the default units 1-3) and the fit's cost per family and over
+all of them, the one number to compare two versions of the detector by; the
 presses no detector can see at that latency (popdice/traces/visibility.py); what the
 calibrated and shipped settings' false presses and misses came with, from the events each
 model records (popdice/traces/causes.py); then the settings fitted on every family, the
@@ -50,7 +51,7 @@ from popdice.traces.scoring import (
     Score,
     score,
 )
-from popdice.traces.tune import Recording, Tuner
+from popdice.traces.tune import Recording, Tuner, cost
 from popdice.traces.visibility import FAINT_SIGMAS, Visibility, visibility
 
 HERE = Path(__file__).resolve().parent
@@ -179,13 +180,20 @@ def cross_family(names: list[str], plan: Plan) -> int:
             verdict = "" if targets is None else ("yes" if meets(result, *targets) else "NO")
             print(f"{row.name:11} {label:11} {family_row(result)}  {verdict}")
     print()
-    print("calibrated, unit by unit (recall, false presses an hour): how far units differ")
+    print(
+        "calibrated, unit by unit (recall, false presses an hour): how far units differ; and "
+        "the fit's cost over the family's units (popdice/traces/tune.py's cost(): 1 per 0.5 % "
+        "missed or late, 1 per false press an hour; 0 is perfect)"
+    )
+    total = 0.0
     for family, row in zip(data, rows, strict=True):
         units = []
         for unit, own in zip(family.units, row.calibrated_settings, strict=True):
             result = Tuner(unit.evaluation, cache=measured).score(own)
             units.append(f"{percent(result.recall)} {rate(result.false_per_hour)}/h")
-        print(f"  {family.name:11} " + " | ".join(units))
+        total += cost(row.calibrated)
+        print(f"  {family.name:11} cost {cost(row.calibrated):6.1f}   " + " | ".join(units))
+    print(f"  {'every one':11} cost {total:6.1f}   (compare detector changes by this)")
     print()
     print(
         f"faint presses: moved the reading by under {FAINT_SIGMAS:g} times its noise within "
