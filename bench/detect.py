@@ -186,13 +186,14 @@ def cross_family(names: list[str], plan: Plan) -> int:
         "missed or late, 1 per false press an hour; 0 is perfect)"
     )
     total = 0.0
-    for family, row in zip(data, rows, strict=True):
-        units = []
-        for unit, own in zip(family.units, row.calibrated_settings, strict=True):
-            result = Tuner(unit.evaluation, cache=measured).score(own)
-            units.append(f"{percent(result.recall)} {rate(result.false_per_hour)}/h")
-        total += cost(row.calibrated)
-        print(f"  {family.name:11} cost {cost(row.calibrated):6.1f}   " + " | ".join(units))
+    for row in rows:
+        units = [
+            f"{percent(result.recall)} {rate(result.false_per_hour)}/h"
+            for result in row.calibrated_by_unit
+        ]
+        family_cost = cost(row.calibrated)
+        total += family_cost
+        print(f"  {row.name:11} cost {family_cost:6.1f}   " + " | ".join(units))
     print(f"  {'every one':11} cost {total:6.1f}   (compare detector changes by this)")
     print()
     print(

@@ -27,7 +27,8 @@ def test_each_family_is_scored_with_fits_that_never_saw_it() -> None:
         evaluated = sum(len(r.onsets_ms) for u in own.units for r in u.evaluation)
         assert row.uncalibrated.labelled == row.calibrated.labelled == evaluated > 0
         assert row.built_in.labelled == row.shipped.labelled == evaluated
-        assert len(row.calibrated_settings) == len(own.units)
+        assert len(row.calibrated_settings) == len(row.calibrated_by_unit) == len(own.units)
+        assert sum(u.labelled for u in row.calibrated_by_unit) == row.calibrated.labelled
         assert check_settings(row.left_out_settings) == row.left_out_settings
     assert check_settings(everything) == everything
 

@@ -76,6 +76,7 @@ class FamilyRow:
     built_in: Score
     left_out_settings: dict[str, Any]
     calibrated_settings: list[dict[str, Any]] = field(default_factory=list)
+    calibrated_by_unit: list[Score] = field(default_factory=list)  # ``calibrated``, unit by unit
     fitted_on: list[str] = field(default_factory=list)
 
 
@@ -151,7 +152,9 @@ def leave_one_out(
             say(f"calibrating {left_out.name} unit {unit.unit}")
             own = Tuner(unit.calibration, cache=cache).fit()
             row.calibrated_settings.append(own)
-            row.calibrated.add(_score(unit.evaluation, own, cache))
+            result = _score(unit.evaluation, own, cache)
+            row.calibrated_by_unit.append(result)
+            row.calibrated.add(result)
         rows.append(row)
     say("fitting on every family")
     everything = Tuner([r for d in data for r in d.pool], cache=cache).fit()
