@@ -30,7 +30,6 @@ How detections are matched to labels: popdice/traces/scoring.py.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 import time
@@ -39,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from popdice.traces.causes import Causes, attribute
-from popdice.traces.crossfamily import QUICK, Plan, leave_one_out, make_family
+from popdice.traces.crossfamily import QUICK, Plan, bench_plan, leave_one_out, make_family
 from popdice.traces.families import chosen
 from popdice.traces.files import read_labels, read_trace
 from popdice.traces.measured import defaults
@@ -125,17 +124,11 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        if args.units is not None and not 1 <= args.units <= 50:
-            print("error: --units must be 1 to 50", file=sys.stderr)
+        try:
+            plan = bench_plan(QUICK if args.quick else Plan(), args.units, args.first_unit)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
             return 2
-        if args.first_unit is not None and not 1 <= args.first_unit <= 900:
-            print("error: --first-unit must be 1 to 900", file=sys.stderr)
-            return 2
-        plan = QUICK if args.quick else Plan()
-        if args.units is not None:
-            plan = dataclasses.replace(plan, units=args.units)
-        if args.first_unit is not None:
-            plan = dataclasses.replace(plan, first_unit=args.first_unit)
         return cross_family(names, plan)
     return corpus(Path(args.corpus))
 

@@ -31,7 +31,8 @@ model's labels may be earlier than anyone could hear a press.
 
 Needs numpy (`make bench-lookalike` installs it: requirements/analysis.txt).
 
-    .venv/bin/python bench/lookalike.py [--families a,b] [--window N] [--latency N] [--units N]
+    .venv/bin/python bench/lookalike.py [--families a,b] [--window N] [--latency N]
+        [--units N] [--first-unit K]
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ try:
 except ImportError:
     sys.exit("error: numpy is missing: `make bench-lookalike` installs what this needs")
 
-from popdice.traces.crossfamily import Plan, make_family
+from popdice.traces.crossfamily import MOST_UNITS, Plan, bench_plan, make_family
 from popdice.traces.families import chosen
 from popdice.traces.scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES
 from popdice.traces.tune import Recording
@@ -165,7 +166,12 @@ def main() -> int:
         type=int,
         help="samples in a view, a multiple of 4 (default: the latency + 4: 8)",
     )
-    parser.add_argument("--units", type=int, default=Plan().units, help="units per family")
+    parser.add_argument(
+        "--units", type=int, help=f"units per family (default {Plan().units}, at most {MOST_UNITS})"
+    )
+    parser.add_argument(
+        "--first-unit", type=int, metavar="K", help="number the units from K (default 1)"
+    )
     parser.add_argument(
         "--latency",
         type=int,
@@ -175,6 +181,7 @@ def main() -> int:
     args = parser.parse_args()
     try:
         names = chosen(args.families)
+        plan = bench_plan(Plan(), args.units, args.first_unit)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -201,7 +208,7 @@ def main() -> int:
     )
     for name in names:
         print(f"[{time.monotonic() - began:4.0f} s] {name}", file=sys.stderr, flush=True)
-        data = make_family(name, Plan(units=args.units))
+        data = make_family(name, plan)
         matches: list[set[tuple[int, int, int]]] = []
         hours = 0.0
         for unit in data.units:

@@ -8,7 +8,14 @@ import dataclasses
 
 import pytest
 
-from popdice.traces.crossfamily import Plan, leave_one_out, make_family
+from popdice.traces.crossfamily import (
+    MOST_FIRST_UNIT,
+    MOST_UNITS,
+    Plan,
+    bench_plan,
+    leave_one_out,
+    make_family,
+)
 from popdice.traces.families import available, chosen
 from popdice.traces.measured import check_settings
 
@@ -49,3 +56,19 @@ def test_evaluation_units_can_be_others_than_the_default_ones() -> None:
     assert first.units[0].evaluation[0].samples_mg != made.units[0].evaluation[0].samples_mg
     with pytest.raises(ValueError, match="numbered 1 to 999"):
         make_family("table", dataclasses.replace(tiny, first_unit=999))
+
+
+def test_a_benchs_unit_options_are_checked_before_anything_is_made() -> None:
+    assert bench_plan(TINY) == TINY
+    chosen_plan = bench_plan(TINY, units=MOST_UNITS, first_unit=MOST_FIRST_UNIT)
+    assert (chosen_plan.units, chosen_plan.first_unit) == (MOST_UNITS, MOST_FIRST_UNIT)
+    assert chosen_plan.evaluation_s == TINY.evaluation_s
+    for units, first_unit, message in (
+        (0, None, "--units must be 1 to 50"),
+        (MOST_UNITS + 1, None, "--units must be 1 to 50"),
+        (None, 0, "--first-unit must be 1 to 949"),
+        (None, MOST_FIRST_UNIT + 1, "--first-unit must be 1 to 949"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            bench_plan(TINY, units, first_unit)
+    make_family("table", dataclasses.replace(chosen_plan, units=1, pool_units=0))

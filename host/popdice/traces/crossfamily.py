@@ -17,7 +17,7 @@ whose sessions no fit ever saw:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .causes import kind_of
@@ -47,6 +47,22 @@ class Plan:
 
 
 QUICK = Plan(1, 150.0, 90.0, 1, 60.0, 1, 150.0, 90.0)
+MOST_UNITS = 50  # a bench's --units: at about 1.5 min per unit and family, a night's run
+MOST_FIRST_UNIT = POOL_UNITS_FROM - 1 - MOST_UNITS
+
+
+def bench_plan(base: Plan, units: int | None = None, first_unit: int | None = None) -> Plan:
+    """``base`` with a bench's ``--units`` and ``--first-unit`` (None: as in ``base``);
+    ValueError naming the option and its range."""
+    if units is not None and not 1 <= units <= MOST_UNITS:
+        raise ValueError(f"--units must be 1 to {MOST_UNITS}")
+    if first_unit is not None and not 1 <= first_unit <= MOST_FIRST_UNIT:
+        raise ValueError(f"--first-unit must be 1 to {MOST_FIRST_UNIT}")
+    if units is not None:
+        base = replace(base, units=units)
+    if first_unit is not None:
+        base = replace(base, first_unit=first_unit)
+    return base
 
 
 @dataclass
