@@ -16,7 +16,9 @@ candidates for the firmware's defaults.
 Targets (issue 11): calibrated, recall >= 99.5 %, <= 1 false press an hour, latency <= 4
 samples for every family; uncalibrated on a family left out, recall >= 95 % and <= 5 false
 presses an hour. How the fit works: popdice/traces/tune.py; the protocol:
-popdice/traces/crossfamily.py. --quick makes a tenth of the data (a smoke test).
+popdice/traces/crossfamily.py. --quick makes a tenth of the data (a smoke test). The
+families are made and the fits run in one process per core (--jobs J); the figures do not
+depend on how many.
 
 With --corpus [DIR]: the detector the popper runs, inside MicroPython, over the fixed corpus
 in bench/corpus/ (made by bench/make_corpus.py from the first model family), per kind of
@@ -24,6 +26,7 @@ trace, against the same targets.
 How detections are matched to labels: popdice/traces/scoring.py.
 
     .venv/bin/python bench/detect.py [--quick] [--families a,b,c] [--units N] [--first-unit K]
+        [--jobs J]
     .venv/bin/python bench/detect.py --corpus [DIR]
 """
 
@@ -31,9 +34,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -50,11 +54,12 @@ from popdice.traces.scoring import (
     Score,
     score,
 )
-from popdice.traces.tune import Recording, Tuner, cost
+from popdice.traces.tune import Recording, Tuner, cost, stop_workers, worker_processes
 from popdice.traces.visibility import FAINT_SIGMAS, Visibility, visibility
 
 HERE = Path(__file__).resolve().parent
 TRACE_SUFFIXES = (".csv.xz", ".csv.gz", ".csv")
+MOST_JOBS = 64
 
 
 def corpus_files(folder: Path) -> list[tuple[str, Path, Path]]:
@@ -108,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help=f"evaluation units per family (default {Plan().units}); units differ so much that "
         "a few points between two detectors on the default three can be chance: more units "
-        "narrow that, at about a minute and a half per unit and family",
+        "narrow that (each adds its sessions and a fit per family)",
     )
     parser.add_argument(
         "--first-unit",
@@ -116,6 +121,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="K",
         help="number the evaluation units from K (default 1): units nobody tuned a detector "
         "change on, to check that a gain holds beyond the units it was found on",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        metavar="J",
+        help="processes that make the families' sessions and fit settings at once (default: "
+        "one per core, here %(default)s); 1 runs everything in this one",
+        default=os.cpu_count() or 1,
     )
     args = parser.parse_args(argv)
     if args.corpus is None:
@@ -129,22 +142,38 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        return cross_family(names, plan)
+        if not 1 <= args.jobs <= MOST_JOBS:
+            print(f"error: --jobs must be 1 to {MOST_JOBS}", file=sys.stderr)
+            return 2
+        if args.jobs == 1:
+            return cross_family(names, plan, None)
+        with worker_processes(args.jobs) as workers:
+            try:
+                return cross_family(names, plan, workers)
+            except BaseException:  # Ctrl-C: not after every fit queued
+                stop_workers(workers)
+                raise
     return corpus(Path(args.corpus))
 
 
-def cross_family(names: list[str], plan: Plan) -> int:
+def cross_family(names: list[str], plan: Plan, workers: Executor | None) -> int:
     started = time.monotonic()
 
     def say(what: str) -> None:
         print(f"[{time.monotonic() - started:5.0f} s] {what}", file=sys.stderr, flush=True)
 
     data = []
-    for name in names:
-        say(f"making {name}")
-        data.append(make_family(name, plan))
+    if workers is None:
+        for name in names:
+            say(f"making {name}")
+            data.append(make_family(name, plan))
+    else:
+        say(f"making {', '.join(names)}")
+        for made in workers.map(make_family, names, [plan] * len(names)):
+            say(f"made {made.name}")
+            data.append(made)
     measured: dict = {}  # each recording measured once, for the table and the causes
-    rows, everything = leave_one_out(data, say, measured)
+    rows, everything = leave_one_out(data, say, measured, workers)
     print(
         "press detection across model families (firmware/popdice_fw/impulse.py), "
         "each family left out in turn"
@@ -321,4 +350,8 @@ def corpus(folder: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)

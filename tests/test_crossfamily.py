@@ -18,6 +18,7 @@ from popdice.traces.crossfamily import (
 )
 from popdice.traces.families import available, chosen
 from popdice.traces.measured import check_settings
+from popdice.traces.tune import worker_processes
 
 # Small: the test is of what each fit saw, not of its figures (each pool holds five presses).
 TINY = Plan(1, 30.0, 15.0, 1, 40.0, 1, 30.0, 15.0)
@@ -28,7 +29,7 @@ def test_each_family_is_scored_with_fits_that_never_saw_it() -> None:
     steps: list[str] = []
     rows, everything = leave_one_out(data, steps.append)
     assert [row.name for row in rows] == ["table", "springmass"]
-    assert steps[-1] == "fitting on every family"
+    assert steps[-1] == "fitted on every family (5 of 5)"
     for row, own in zip(rows, data, strict=True):
         assert row.fitted_on and not any(name.startswith(own.name + "/") for name in row.fitted_on)
         evaluated = sum(len(r.onsets_ms) for u in own.units for r in u.evaluation)
@@ -72,3 +73,15 @@ def test_a_benchs_unit_options_are_checked_before_anything_is_made() -> None:
         with pytest.raises(ValueError, match=message):
             bench_plan(TINY, units, first_unit)
     make_family("table", dataclasses.replace(chosen_plan, units=1, pool_units=0))
+
+
+def test_fits_in_worker_processes_give_the_same_figures() -> None:
+    data = [make_family(name, TINY) for name in ("table", "springmass")]
+    here, everything_here = leave_one_out(data)
+    steps: list[str] = []
+    with worker_processes(2) as workers:
+        there, everything_there = leave_one_out(data, steps.append, workers=workers)
+    assert everything_there == everything_here
+    assert there == here
+    counted = [step.rsplit("(", 1)[1] for step in steps if step.startswith("fitted on")]
+    assert counted == [f"{k} of 5)" for k in range(1, 6)]

@@ -6,7 +6,10 @@ recordings that are not enough are refused in one line."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import random
+import signal
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,7 @@ from popdice.traces.measured import Measured, check_settings, defaults, detectio
 from popdice.traces.runner import run_detector_mg
 from popdice.traces.scoring import TARGET_RECALL, score
 from popdice.traces.sensor import driver_mg
-from popdice.traces.tune import GRID, Tuner, load_recordings, with_margin
+from popdice.traces.tune import GRID, Tuner, load_recordings, tune, with_margin
 
 CORPUS = Path(__file__).resolve().parents[1] / "bench" / "corpus"
 
@@ -156,3 +159,36 @@ def test_a_fit_keeps_its_presses_and_its_quiet_with_a_margin(recordings: Path) -
     loose = tuner.score(with_margin(settings, stricter=False, margin=1.25))
     assert strict.recall is not None and strict.recall >= 0.95, "presses only just pass"
     assert len(loose.false_ms) <= 1, "disturbances only just fail"
+
+
+def test_fits_in_worker_processes_give_what_fits_here_give(recordings: Path) -> None:
+    loaded = load_recordings(recordings)
+    steps: list[tuple[int, int, str]] = []
+    here = tune(loaded, folds=2, jobs=1)
+    there = tune(loaded, folds=2, progress=lambda *step: steps.append(step), jobs=3)
+    assert there == here
+    assert [done for done, _total, _what in steps] == [0, 1, 2, 3]
+    assert sorted(what for _done, _total, what in steps[1:]) == [
+        "all recordings",
+        "fold 1 of 2",
+        "fold 2 of 2",
+    ]
+
+
+def test_ctrl_c_while_fitting_ends_the_worker_processes_at_once(recordings: Path) -> None:
+    loaded = load_recordings(recordings)
+    before = set(multiprocessing.active_children())
+    workers: set[BaseProcess] = set()
+
+    def interrupt(done: int, _total: int, _what: str) -> None:
+        if done == 1:  # one fit back, the others queued or running in the workers
+            workers.update(set(multiprocessing.active_children()) - before)
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        tune(loaded, folds=4, progress=interrupt, jobs=2)
+    assert len(workers) == 2
+    for worker in workers:
+        worker.join(timeout=30)
+    # ended by the interruption, not left to finish the fits still queued
+    assert all(worker.exitcode == -signal.SIGTERM for worker in workers)

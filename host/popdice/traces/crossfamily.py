@@ -17,6 +17,7 @@ whose sessions no fit ever saw:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -26,7 +27,7 @@ from .measured import Measured, defaults
 from .scoring import Score
 from .sensor import driver_mg
 from .trace import Trace
-from .tune import Recording, Tuner, score_in_micropython
+from .tune import Recording, Tuner, fitted, score_in_micropython
 
 POOL_UNITS_FROM = 1000  # pool units are numbered from here, evaluation units from 1
 
@@ -142,18 +143,35 @@ def leave_one_out(
     data: Sequence[FamilyData],
     progress: Callable[[str], None] | None = None,
     cache: dict[tuple[str, int], Measured] | None = None,
+    workers: Executor | None = None,
 ) -> tuple[list[FamilyRow], dict[str, Any]]:
     """Each family scored with the others' fit, with its own calibration, and with the
     shipped defaults; and the settings fitted on every family's pool. ``cache``: the
-    recordings' measurements, kept for more scoring afterwards (``Tuner``'s)."""
+    recordings' measurements, kept for more scoring afterwards (``Tuner``'s). ``workers``
+    (processes): the fits run there, the longest first, while this process scores; without,
+    one after the other here. The figures are the same either way."""
     say = progress or (lambda _what: None)
     cache = {} if cache is None else cache
+    fits = _Fits(workers, cache, say)
+    everything = fits.start("every family", [r for d in data for r in d.pool])
+    by_family = {
+        left_out.name: fits.start(
+            f"every family but {left_out.name}",
+            [r for d in data if d is not left_out for r in d.pool],
+        )
+        for left_out in data
+    }
+    by_unit = {
+        (family.name, unit.unit): fits.start(
+            f"{family.name} unit {unit.unit}'s calibration", unit.calibration
+        )
+        for family in data
+        for unit in family.units
+    }
     rows = []
     for left_out in data:
-        others = [r for d in data if d is not left_out for r in d.pool]
-        say(f"fitting on every family but {left_out.name}")
-        settings = Tuner(others, cache=cache).fit()
         evaluation = [r for u in left_out.units for r in u.evaluation]
+        settings = fits.result(by_family[left_out.name])
         row = FamilyRow(
             left_out.name,
             left_out.summary,
@@ -162,16 +180,43 @@ def leave_one_out(
             shipped=_score(evaluation, defaults(), cache),
             built_in=score_in_micropython(evaluation),
             left_out_settings=settings,
-            fitted_on=[r.name for r in others],
+            fitted_on=[r.name for d in data if d is not left_out for r in d.pool],
         )
         for unit in left_out.units:
-            say(f"calibrating {left_out.name} unit {unit.unit}")
-            own = Tuner(unit.calibration, cache=cache).fit()
+            own = fits.result(by_unit[left_out.name, unit.unit])
             row.calibrated_settings.append(own)
             result = _score(unit.evaluation, own, cache)
             row.calibrated_by_unit.append(result)
             row.calibrated.add(result)
         rows.append(row)
-    say("fitting on every family")
-    everything = Tuner([r for d in data for r in d.pool], cache=cache).fit()
-    return rows, everything
+    return rows, fits.result(everything)
+
+
+class _Fits:
+    """Fits started now and collected later: in worker processes, or, without them, here
+    (with the measurements shared through ``cache``) when their result is asked for."""
+
+    def __init__(self, workers: Executor | None, cache: dict, say: Callable[[str], None]) -> None:
+        self._workers = workers
+        self._cache = cache
+        self._say = say
+        self._started: list[tuple[str, Sequence[Recording], Future | None]] = []
+        self._done = 0
+
+    def start(self, what: str, recordings: Sequence[Recording]) -> int:
+        future = self._workers.submit(fitted, recordings) if self._workers else None
+        self._started.append((what, recordings, future))
+        return len(self._started) - 1
+
+    def result(self, index: int) -> dict[str, Any]:
+        what, recordings, future = self._started[index]
+        if future is None:
+            self._say(f"fitting on {what}")
+            settings = Tuner(recordings, cache=self._cache).fit()
+        else:
+            if not future.done():
+                self._say(f"waiting for the fit on {what}")
+            settings = future.result()
+        self._done += 1
+        self._say(f"fitted on {what} ({self._done} of {len(self._started)})")
+        return settings

@@ -21,8 +21,12 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
+import os
 from array import array
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -331,27 +335,39 @@ def tune(
     folds: int = FOLDS,
     where: str = "recordings",
     progress: Callable[[int, int, str], None] | None = None,
+    jobs: int | None = None,
 ) -> TuneResult:
     """Fits settings on all the recordings, and scores settings fitted on all but each fold
-    of time on that fold."""
+    of time on that fold. The fits run at once in ``jobs`` processes (default: one per core,
+    at most one per fit); with 1, or where no process can be started, they run here one
+    after the other. The result is the same either way."""
     check_enough(recordings, where)
     pieces = [piece for r in recordings for piece in r.cut(folds)]
     fold_of = [int(piece.name.rsplit("#", 1)[1]) - 1 for piece in pieces]
+    tests = [[i for i, f in enumerate(fold_of) if f == fold] for fold in range(folds)]
     tuner = Tuner(pieces)
-    steps = folds + 1
+    whole = Tuner(recordings)
+    work: list[Fit] = [
+        Fit(
+            f"fold {fold + 1} of {folds}",
+            [piece for piece, f in zip(pieces, fold_of, strict=True) if f != fold],
+            lambda fold=fold: tuner.fit([i for i, f in enumerate(fold_of) if f != fold]),
+        )
+        for fold in range(folds)
+    ]
+    work.append(Fit("all recordings", list(recordings), whole.fit))
+    report = progress or (lambda _done, _total, _what: None)
+    chosen = _fit_in_processes(work, jobs, report)
+    if chosen is None:
+        chosen = []
+        for done, fit in enumerate(work):
+            report(done, len(work), fit.what)
+            chosen.append(fit.here())
+        report(len(work), len(work), "done")
     held_out = Score()
     for fold in range(folds):
-        if progress:
-            progress(fold, steps, f"fold {fold + 1} of {folds}")
-        train = [i for i, f in enumerate(fold_of) if f != fold]
-        test = [i for i, f in enumerate(fold_of) if f == fold]
-        held_out.add(tuner.score(tuner.fit(train), test))
-    if progress:
-        progress(folds, steps, "all recordings")
-    whole = Tuner(recordings)
-    settings = whole.fit()
-    if progress:
-        progress(steps, steps, "done")
+        held_out.add(tuner.score(chosen[fold], tests[fold]))
+    settings = chosen[-1]
     return TuneResult(
         settings,
         held_out,
@@ -360,6 +376,76 @@ def tune(
         sum(len(r.onsets_ms) for r in recordings),
         sum(r.seconds for r in recordings),
     )
+
+
+@dataclass
+class Fit:
+    """One fit ``tune`` makes: what it is, on which recordings, and how to make it in this
+    process (sharing its tuners' measurements)."""
+
+    what: str
+    recordings: list[Recording]
+    here: Callable[[], dict[str, Any]]
+
+
+def worker_processes(jobs: int) -> ProcessPoolExecutor:
+    """A pool of ``jobs`` fresh interpreters: started, not forked, as on macOS and Windows,
+    so no lock a thread of this one holds (the serial link's reader) is copied into them."""
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+
+
+def _samples(fit: Fit) -> int:
+    return sum(len(r.t_ms) for r in fit.recordings)
+
+
+def fitted(recordings: Sequence[Recording]) -> dict[str, Any]:
+    """Settings fitted on ``recordings``: one fit, as a task for a worker process."""
+    return Tuner(recordings).fit()
+
+
+def _fit_in_processes(
+    work: Sequence[Fit], jobs: int | None, report: Callable[[int, int, str], None]
+) -> list[dict[str, Any]] | None:
+    """The fits' settings, in ``work``'s order, made in worker processes (the largest
+    first); None with one job, or if processes cannot be had or one of them died."""
+    jobs = min(jobs or os.cpu_count() or 1, len(work))
+    if jobs <= 1:
+        return None
+    try:
+        workers = worker_processes(jobs)
+    except (OSError, NotImplementedError, ImportError):  # no semaphores (some sandboxes)
+        return None
+    chosen: list[dict[str, Any] | None] = [None] * len(work)
+    report(0, len(work), "fitting")
+    try:
+        largest_first = sorted(range(len(work)), key=lambda k: -_samples(work[k]))
+        started = {workers.submit(fitted, work[k].recordings): k for k in largest_first}
+        for done, future in enumerate(as_completed(started), 1):
+            k = started[future]
+            chosen[k] = future.result()
+            report(done, len(work), work[k].what)
+    except BrokenProcessPool:  # a worker killed (out of memory): fit here instead
+        return None
+    except BaseException:  # Ctrl-C or a fit's error: stop at once, not after the fits queued
+        stop_workers(workers)
+        raise
+    finally:
+        workers.shutdown()
+    return [settings for settings in chosen if settings is not None]
+
+
+def stop_workers(workers: ProcessPoolExecutor) -> None:
+    """Cancels the fits not started and ends the workers: with the method Python 3.14 has
+    for it, or before it, through the pool's own table of its processes (read before
+    ``shutdown`` clears it)."""
+    terminate = getattr(workers, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    processes: dict[int, Any] = dict(getattr(workers, "_processes", None) or {})
+    workers.shutdown(wait=False, cancel_futures=True)
+    for process in processes.values():
+        process.terminate()
 
 
 def figures(result: Score) -> dict[str, Any]:

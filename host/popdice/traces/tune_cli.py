@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ..console.arguments import folder_name, output_file
+from ..console.arguments import folder_name, output_file, whole_number
 from ..console.progress import ProgressBar
 from .files import TraceError
 from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL, Score
@@ -35,7 +35,8 @@ putting it down. Tuning needs at least {MIN_PRESSES} presses, {MIN_SECONDS:.0f} 
 
 The figures printed are cross-validated: each recording is cut into --folds stretches of
 time and each stretch is scored with settings fitted on the others, so they say how the
-settings will do on presses they have not seen. Targets: recall at least
+settings will do on presses they have not seen. The fits run at once, one process per core
+(--jobs). Targets: recall at least
 {100 * TARGET_RECALL:.1f} %, at most {TARGET_FALSE_PER_HOUR:g} false press an hour, latency at \
 most {TARGET_LATENCY_SAMPLES} samples."""
 
@@ -62,18 +63,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--folds",
-        type=_folds,
+        type=whole_number(2, 10),
         default=FOLDS,
         metavar="K",
         help=f"stretches of time for cross-validation, 2-10 (default {FOLDS})",
     )
+    parser.add_argument(
+        "--jobs",
+        type=whole_number(1, 64),
+        metavar="J",
+        help="fits made at once, each in a process of its own, 1-64 (default: one per core; "
+        "there are --folds + 1 fits)",
+    )
     parser.set_defaults(run=run_tune)
-
-
-def _folds(text: str) -> int:
-    if not text.strip().isdigit() or not 2 <= int(text) <= 10:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 2 to 10, not {text!r}")
-    return int(text)
 
 
 def run_tune(args: argparse.Namespace) -> int:
@@ -81,7 +83,7 @@ def run_tune(args: argparse.Namespace) -> int:
     if out.is_dir():
         raise TraceError(f"--out {out} is a folder; give a file name such as detector.json")
     recordings = load_recordings(args.folder)
-    result = tune(recordings, args.folds, str(args.folder), ProgressBar("tuning"))
+    result = tune(recordings, args.folds, str(args.folder), ProgressBar("tuning"), args.jobs)
     try:
         out.write_text(json.dumps(document(result), indent=2) + "\n", encoding="utf-8")
     except OSError as error:
