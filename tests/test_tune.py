@@ -190,5 +190,7 @@ def test_ctrl_c_while_fitting_ends_the_worker_processes_at_once(recordings: Path
     assert len(workers) == 2
     for worker in workers:
         worker.join(timeout=30)
-    # ended by the interruption, not left to finish the fits still queued
-    assert all(worker.exitcode == -signal.SIGTERM for worker in workers)
+    assert not any(worker.is_alive() for worker in workers)
+    # the one busy with a fit was ended, not left to finish it and those still queued (an
+    # idle one may leave by itself first)
+    assert -signal.SIGTERM in {worker.exitcode for worker in workers}
