@@ -144,8 +144,10 @@ def detections(measured: Measured, settings: dict[str, Any]) -> list[int]:
     moving_mg = settings["moving_mg"]
     count = len(measured)
     wanted = set(measured.moving_edges(moving_mg))
-    for i in measured.reaching(settings["threshold_mg"], settings["polarity"]):
-        wanted.update(range(i, min(i + window, count)))
+    reaching = measured.reaching(settings["threshold_mg"], settings["polarity"])
+    wanted.update(reaching)
+    for later in range(1, window):
+        wanted.update([i + later for i in reaching if i + later < count])
     impulse, lead, background = measured.impulse, measured.lead, measured.background
     along, sideways, still = measured.along_energy, measured.sideways_energy, measured.still
     decide = detector.decide
