@@ -35,10 +35,11 @@ putting it down. Tuning needs at least {MIN_PRESSES} presses, {MIN_SECONDS:.0f} 
 
 The figures printed are cross-validated: each recording is cut into --folds stretches of
 time and each stretch is scored with settings fitted on the others, so they say how the
-settings will do on presses they have not seen. The fits run at once, one process per core
-(--jobs). Targets: recall at least
-{100 * TARGET_RECALL:.1f} %, at most {TARGET_FALSE_PER_HOUR:g} false press an hour, latency at \
-most {TARGET_LATENCY_SAMPLES} samples."""
+settings will do on presses they have not seen. Targets: recall at least \
+{100 * TARGET_RECALL:.1f} %, at most
+{TARGET_FALSE_PER_HOUR:g} false press an hour, latency at most {TARGET_LATENCY_SAMPLES} samples. \
+The fits run at once, one process
+per core (--jobs); the settings are the same with any number."""
 
 EPILOG = """\
 examples:
