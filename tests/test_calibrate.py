@@ -118,3 +118,23 @@ def test_a_fit_that_misses_a_target_is_written_only_if_the_person_says_so(
     else:
         assert code == 0 and questions == []  # every target met: nothing to ask
         assert popper.detector() == DetectorSettings("detector.json", defaults())
+
+
+def test_a_fit_that_finds_no_press_is_not_offered(
+    popper_dut, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    popper: Popper = popper_dut.client
+    monkeypatch.setattr(calibrate_cli, "tune", lambda *_args, **_kw: canned_fit(40))
+    questions: list[str] = []
+
+    def confirm(question: str) -> bool:
+        questions.append(question)
+        return True
+
+    keep = tmp_path / "calibration"
+    code = calibrate(popper, keep, lambda _s, _n: None, model_recordings, confirm)
+    out = capsys.readouterr().out
+    assert code == 1 and questions == []
+    assert "not written: these settings find none of the presses" in out
+    assert popper.detector().source == "built-in"
+    assert (keep / "detector.json").is_file()

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from popdice.cli.main import main
-from popdice.traces import trace
+from popdice.traces import trace, tune_cli
 from popdice.traces.files import read_trace, write_labels, write_trace
 from popdice.traces.measured import Measured, check_settings, defaults, detections, full_run
 from popdice.traces.runner import run_detector_mg
-from popdice.traces.scoring import TARGET_RECALL, score
+from popdice.traces.scoring import TARGET_RECALL, Score, score
 from popdice.traces.sensor import driver_mg
-from popdice.traces.tune import GRID, Tuner, load_recordings, tune, with_margin
+from popdice.traces.tune import GRID, Tuner, TuneResult, load_recordings, tune, with_margin
 
 CORPUS = Path(__file__).resolve().parents[1] / "bench" / "corpus"
 
@@ -194,3 +194,17 @@ def test_ctrl_c_while_fitting_ends_the_worker_processes_at_once(recordings: Path
     # the one busy with a fit was ended, not left to finish it and those still queued (an
     # idle one may leave by itself first)
     assert -signal.SIGTERM in {worker.exitcode for worker in workers}
+
+
+def test_tune_says_so_when_its_fit_finds_no_press(
+    recordings: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    nothing = Score(40, [], [0.0] * 40, [], 3600.0, 3500.0)
+    given_up = TuneResult(defaults(), nothing, nothing, ["presses"], 40, 3600.0)
+    monkeypatch.setattr(tune_cli, "tune", lambda *_args, **_kw: given_up)
+    out = tmp_path / "detector.json"
+    assert main(["tune", str(recordings), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "these settings find none of the presses" in printed
+    assert "keep the popper's built-in detector" in printed
+    assert "targets missed" not in printed and out.is_file()

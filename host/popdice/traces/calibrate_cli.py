@@ -19,7 +19,7 @@ from .files import TraceError
 from .record_cli import record_to
 from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL
 from .tune import document, load_recordings, score_in_micropython, tune
-from .tune_cli import missed_targets, summary
+from .tune_cli import FINDS_NOTHING, finds_nothing, missed_targets, summary
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,9 @@ cross-validated figures beside those of the popper's detector now on the same re
 and writes the settings to the popper, which keeps them in its flash (detector.json) and
 detects with them at once and after every boot. A fit that misses a target (recall
 {100 * TARGET_RECALL:g} %, at most {TARGET_FALSE_PER_HOUR:g} false press an hour, at most
-{TARGET_LATENCY_SAMPLES} samples late) is written only if you say so. The recordings and the
-settings are kept in --keep DIR so the fit can be checked or done again.
+{TARGET_LATENCY_SAMPLES} samples late) is written only if you say so, and one that finds none
+of the presses is not written at all. The recordings and the settings are kept in --keep
+DIR so the fit can be checked or done again.
 
 --reset deletes the settings from the popper: it goes back to its built-in detector.
 --apply DETECTOR.json writes settings made earlier with `popdice tune`."""
@@ -155,6 +156,12 @@ def calibrate(
     in_use = popper.detector()
     before = score_in_micropython(recordings, in_use.settings)
     print(f"the popper's {in_use.source} detector on the same recordings: " + summary(before))
+    if finds_nothing(result):
+        print(
+            f"not written: {FINDS_NOTHING}; the popper keeps its {in_use.source} detector (the "
+            f"recordings and the fit are in {keep})"
+        )
+        return 1
     missed = missed_targets(result.cross_validated)
     if missed and not confirm(
         f"the fit misses {', '.join(missed)}: write it to the popper anyway?"

@@ -16,6 +16,7 @@ from .tune import (
     MIN_PRESSES,
     MIN_QUIET_SECONDS,
     MIN_SECONDS,
+    TuneResult,
     document,
     load_recordings,
     tune,
@@ -96,7 +97,9 @@ def run_tune(args: argparse.Namespace) -> int:
     print("cross-validated: " + summary(result.cross_validated))
     print("on the recordings it was fitted on: " + summary(result.fitted))
     missed = missed_targets(result.cross_validated)
-    if missed:
+    if finds_nothing(result):
+        print(f"{FINDS_NOTHING}: keep the popper's built-in detector")
+    elif missed:
         print(
             f"targets missed: {', '.join(missed)}; more recordings of this unit's presses and of "
             "what it feels besides may help, or keep the popper's built-in detector"
@@ -105,6 +108,18 @@ def run_tune(args: argparse.Namespace) -> int:
         print("every target met (cross-validated)")
     print(f"settings written to {out}")
     return 0
+
+
+FINDS_NOTHING = (
+    "these settings find none of the presses, not even on the recordings they were fitted on "
+    "(nothing the detector measures tells these presses from the rest of the recordings)"
+)
+
+
+def finds_nothing(result: TuneResult) -> bool:
+    """The fit gave up on the presses: every setting that found some also found so many
+    false presses that finding none cost less."""
+    return result.presses > 0 and result.fitted.detected == 0
 
 
 def summary(result: Score) -> str:
