@@ -48,7 +48,7 @@ class Plan:
 
 
 QUICK = Plan(1, 150.0, 90.0, 1, 60.0, 1, 150.0, 90.0)
-MOST_UNITS = 50  # a bench's --units: at about 1.5 min per unit and family, a night's run
+MOST_UNITS = 50  # a bench's --units: 250 calibrations, a night's run
 MOST_FIRST_UNIT = POOL_UNITS_FROM - 1 - MOST_UNITS
 
 
