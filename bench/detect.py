@@ -41,6 +41,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from popdice.console.arguments import whole_number
 from popdice.traces.causes import Causes, attribute
 from popdice.traces.crossfamily import QUICK, Plan, bench_plan, leave_one_out, make_family
 from popdice.traces.families import chosen
@@ -54,12 +55,11 @@ from popdice.traces.scoring import (
     Score,
     score,
 )
-from popdice.traces.tune import Recording, Tuner, cost, stop_workers, worker_processes
+from popdice.traces.tune import Recording, Tuner, cost, worker_processes
 from popdice.traces.visibility import FAINT_SIGMAS, Visibility, visibility
 
 HERE = Path(__file__).resolve().parent
 TRACE_SUFFIXES = (".csv.xz", ".csv.gz", ".csv")
-MOST_JOBS = 64
 
 
 def corpus_files(folder: Path) -> list[tuple[str, Path, Path]]:
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--jobs",
-        type=int,
+        type=whole_number(1, 64),
         metavar="J",
         help="processes that make the families' sessions and fit settings at once (default: "
         "one per core, here %(default)s); 1 runs everything in this one",
@@ -142,17 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        if not 1 <= args.jobs <= MOST_JOBS:
-            print(f"error: --jobs must be 1 to {MOST_JOBS}", file=sys.stderr)
-            return 2
-        if args.jobs == 1:
-            return cross_family(names, plan, None)
         with worker_processes(args.jobs) as workers:
-            try:
-                return cross_family(names, plan, workers)
-            except BaseException:  # Ctrl-C: not after every fit queued
-                stop_workers(workers)
-                raise
+            return cross_family(names, plan, workers)
     return corpus(Path(args.corpus))
 
 

@@ -17,7 +17,7 @@ whose sessions no fit ever saw:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -27,7 +27,7 @@ from .measured import Measured, defaults
 from .scoring import Score
 from .sensor import driver_mg
 from .trace import Trace
-from .tune import Recording, Tuner, fitted, score_in_micropython
+from .tune import Fits, Recording, Tuner, score_in_micropython
 
 POOL_UNITS_FROM = 1000  # pool units are numbered from here, evaluation units from 1
 
@@ -152,7 +152,12 @@ def leave_one_out(
     one after the other here. The figures are the same either way."""
     say = progress or (lambda _what: None)
     cache = {} if cache is None else cache
-    fits = _Fits(workers, cache, say)
+
+    def counted(done: int, total: int, what: str) -> None:
+        if done:
+            say(f"fitted on {what} ({done} of {total})")
+
+    fits = Fits(workers, cache, counted)
     everything = fits.start("every family", [r for d in data for r in d.pool])
     by_family = {
         left_out.name: fits.start(
@@ -190,33 +195,3 @@ def leave_one_out(
             row.calibrated.add(result)
         rows.append(row)
     return rows, fits.result(everything)
-
-
-class _Fits:
-    """Fits started now and collected later: in worker processes, or, without them, here
-    (with the measurements shared through ``cache``) when their result is asked for."""
-
-    def __init__(self, workers: Executor | None, cache: dict, say: Callable[[str], None]) -> None:
-        self._workers = workers
-        self._cache = cache
-        self._say = say
-        self._started: list[tuple[str, Sequence[Recording], Future | None]] = []
-        self._done = 0
-
-    def start(self, what: str, recordings: Sequence[Recording]) -> int:
-        future = self._workers.submit(fitted, recordings) if self._workers else None
-        self._started.append((what, recordings, future))
-        return len(self._started) - 1
-
-    def result(self, index: int) -> dict[str, Any]:
-        what, recordings, future = self._started[index]
-        if future is None:
-            self._say(f"fitting on {what}")
-            settings = Tuner(recordings, cache=self._cache).fit()
-        else:
-            if not future.done():
-                self._say(f"waiting for the fit on {what}")
-            settings = future.result()
-        self._done += 1
-        self._say(f"fitted on {what} ({self._done} of {len(self._started)})")
-        return settings

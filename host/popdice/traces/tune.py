@@ -24,9 +24,10 @@ import math
 import multiprocessing
 import os
 from array import array
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -338,32 +339,28 @@ def tune(
     jobs: int | None = None,
 ) -> TuneResult:
     """Fits settings on all the recordings, and scores settings fitted on all but each fold
-    of time on that fold. The fits run at once in ``jobs`` processes (default: one per core,
-    at most one per fit); with 1, or where no process can be started, they run here one
+    of time on that fold. The fits run at once in ``jobs`` processes (default: one per core;
+    ``worker_processes``, ``Fits``); with 1, or where no process can be started, here one
     after the other. The result is the same either way."""
     check_enough(recordings, where)
     pieces = [piece for r in recordings for piece in r.cut(folds)]
     fold_of = [int(piece.name.rsplit("#", 1)[1]) - 1 for piece in pieces]
     tests = [[i for i, f in enumerate(fold_of) if f == fold] for fold in range(folds)]
-    tuner = Tuner(pieces)
-    whole = Tuner(recordings)
-    work: list[Fit] = [
-        Fit(
-            f"fold {fold + 1} of {folds}",
-            [piece for piece, f in zip(pieces, fold_of, strict=True) if f != fold],
-            lambda fold=fold: tuner.fit([i for i, f in enumerate(fold_of) if f != fold]),
-        )
-        for fold in range(folds)
-    ]
-    work.append(Fit("all recordings", list(recordings), whole.fit))
-    report = progress or (lambda _done, _total, _what: None)
-    chosen = _fit_in_processes(work, jobs, report)
-    if chosen is None:
-        chosen = []
-        for done, fit in enumerate(work):
-            report(done, len(work), fit.what)
-            chosen.append(fit.here())
-        report(len(work), len(work), "done")
+    measured: dict[tuple[str, int], Measured] = {}
+    tuner = Tuner(pieces, cache=measured)
+    whole = Tuner(recordings, cache=measured)
+    with worker_processes(jobs) as workers:
+        fits = Fits(workers, measured, progress)
+        everything = fits.start("all recordings", recordings)  # the largest first
+        by_fold = [
+            fits.start(
+                f"fold {fold + 1} of {folds}",
+                [piece for piece, f in zip(pieces, fold_of, strict=True) if f != fold],
+            )
+            for fold in range(folds)
+        ]
+        chosen = [fits.result(index) for index in by_fold]
+        chosen.append(fits.result(everything))
     held_out = Score()
     for fold in range(folds):
         held_out.add(tuner.score(chosen[fold], tests[fold]))
@@ -378,24 +375,29 @@ def tune(
     )
 
 
-@dataclass
-class Fit:
-    """One fit ``tune`` makes: what it is, on which recordings, and how to make it in this
-    process (sharing its tuners' measurements)."""
-
-    what: str
-    recordings: list[Recording]
-    here: Callable[[], dict[str, Any]]
-
-
-def worker_processes(jobs: int) -> ProcessPoolExecutor:
-    """A pool of ``jobs`` fresh interpreters: started, not forked, as on macOS and Windows,
-    so no lock a thread of this one holds (the serial link's reader) is copied into them."""
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
-
-
-def _samples(fit: Fit) -> int:
-    return sum(len(r.t_ms) for r in fit.recordings)
+@contextmanager
+def worker_processes(jobs: int | None = None) -> Iterator[ProcessPoolExecutor | None]:
+    """A pool of ``jobs`` fresh interpreters for fits (default: one per core), or None with
+    one job or where no process can be started (a sandbox without semaphores). Started,
+    not forked, as on macOS and Windows, so no lock a thread of this one holds (the serial
+    link's reader) is copied into them. Left by an exception (Ctrl-C), it ends its workers
+    at once instead of after every fit queued."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1:
+        yield None
+        return
+    try:
+        workers = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+    except (OSError, NotImplementedError, ImportError):
+        yield None
+        return
+    try:
+        yield workers
+    except BaseException:
+        stop_workers(workers)
+        raise
+    finally:
+        workers.shutdown()
 
 
 def fitted(recordings: Sequence[Recording]) -> dict[str, Any]:
@@ -403,35 +405,44 @@ def fitted(recordings: Sequence[Recording]) -> dict[str, Any]:
     return Tuner(recordings).fit()
 
 
-def _fit_in_processes(
-    work: Sequence[Fit], jobs: int | None, report: Callable[[int, int, str], None]
-) -> list[dict[str, Any]] | None:
-    """The fits' settings, in ``work``'s order, made in worker processes (the largest
-    first); None with one job, or if processes cannot be had or one of them died."""
-    jobs = min(jobs or os.cpu_count() or 1, len(work))
-    if jobs <= 1:
-        return None
-    try:
-        workers = worker_processes(jobs)
-    except (OSError, NotImplementedError, ImportError):  # no semaphores (some sandboxes)
-        return None
-    chosen: list[dict[str, Any] | None] = [None] * len(work)
-    report(0, len(work), "fitting")
-    try:
-        largest_first = sorted(range(len(work)), key=lambda k: -_samples(work[k]))
-        started = {workers.submit(fitted, work[k].recordings): k for k in largest_first}
-        for done, future in enumerate(as_completed(started), 1):
-            k = started[future]
-            chosen[k] = future.result()
-            report(done, len(work), work[k].what)
-    except BrokenProcessPool:  # a worker killed (out of memory): fit here instead
-        return None
-    except BaseException:  # Ctrl-C or a fit's error: stop at once, not after the fits queued
-        stop_workers(workers)
-        raise
-    finally:
-        workers.shutdown()
-    return [settings for settings in chosen if settings is not None]
+class Fits:
+    """Fits started now and collected later: in ``workers`` (from ``worker_processes``),
+    or without them, or once a worker has died (out of memory), here when their result is
+    asked for, sharing ``cache``'s measurements. The settings are the same either way.
+    ``progress(done, total, what)``: 0 before the first result, then after each."""
+
+    def __init__(
+        self,
+        workers: Executor | None,
+        cache: dict[tuple[str, int], Measured],
+        progress: Callable[[int, int, str], None] | None = None,
+    ) -> None:
+        self._workers = workers
+        self._cache = cache
+        self._progress = progress or (lambda _done, _total, _what: None)
+        self._started: list[tuple[str, Sequence[Recording], Future | None]] = []
+        self._done = 0
+
+    def start(self, what: str, recordings: Sequence[Recording]) -> int:
+        future = self._workers.submit(fitted, recordings) if self._workers else None
+        self._started.append((what, recordings, future))
+        return len(self._started) - 1
+
+    def result(self, index: int) -> dict[str, Any]:
+        what, recordings, future = self._started[index]
+        if self._done == 0:
+            self._progress(0, len(self._started), "fitting")
+        settings = None
+        if future is not None:
+            try:
+                settings = future.result()
+            except BrokenProcessPool:
+                pass
+        if settings is None:
+            settings = Tuner(recordings, cache=self._cache).fit()
+        self._done += 1
+        self._progress(self._done, len(self._started), what)
+        return settings
 
 
 def stop_workers(workers: ProcessPoolExecutor) -> None:
