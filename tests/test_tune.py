@@ -9,6 +9,7 @@ import json
 import multiprocessing
 import random
 import signal
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
@@ -21,7 +22,16 @@ from popdice.traces.measured import Measured, check_settings, defaults, detectio
 from popdice.traces.runner import run_detector_mg
 from popdice.traces.scoring import TARGET_RECALL, Score, score
 from popdice.traces.sensor import driver_mg
-from popdice.traces.tune import GRID, Tuner, TuneResult, load_recordings, tune, with_margin
+from popdice.traces.tune import (
+    GRID,
+    Fits,
+    Tuner,
+    TuneResult,
+    load_recordings,
+    tune,
+    with_margin,
+    worker_processes,
+)
 
 CORPUS = Path(__file__).resolve().parents[1] / "bench" / "corpus"
 
@@ -194,6 +204,22 @@ def test_ctrl_c_while_fitting_ends_the_worker_processes_at_once(recordings: Path
     # the one busy with a fit was ended, not left to finish it and those still queued (an
     # idle one may leave by itself first)
     assert -signal.SIGTERM in {worker.exitcode for worker in workers}
+
+
+def test_a_fit_whose_worker_died_is_made_here_with_the_same_settings(recordings: Path) -> None:
+    loaded = load_recordings(recordings)
+    with worker_processes(2) as workers:
+        assert workers is not None
+        fits = Fits(workers, cache={})
+        index = fits.start("all recordings", loaded)
+        processes = list(getattr(workers, "_processes", {}).values())
+        assert processes, "the pool started no worker for the fit"
+        for process in processes:  # as the kernel ends a worker out of memory
+            process.kill()
+        settings = fits.result(index)
+        with pytest.raises(BrokenProcessPool):
+            workers.submit(int)
+    assert settings == Tuner(loaded).fit()
 
 
 def test_tune_says_so_when_its_fit_finds_no_press(
