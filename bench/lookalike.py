@@ -29,6 +29,12 @@ until the allowance is spent, every other look-alike press missed. That bound ho
 detector that decides from the same window; one with a longer memory may do better, and the
 model's labels may be earlier than anyone could hear a press.
 
+The last column, "blow later", is the share of presses whose main blow comes more than the
+latency after their label: the first sample whose step (the change in motion from the sample
+before, on all three axes) reaches half the largest step in the 40 ms from the label. A
+detector that finds such a press in time finds it from what came before its blow (a push
+that rocks the unit on its feet before a dome clicks), not from the blow.
+
 Needs numpy (`make bench-lookalike` installs it: requirements/analysis.txt).
 
     .venv/bin/python bench/lookalike.py [--families a,b] [--window N] [--latency N]
@@ -63,6 +69,7 @@ VIEW_BEYOND_LATENCY = 4  # a view is the latency and this many samples more, unl
 ALLOWANCES = (TARGET_FALSE_PER_HOUR, 5.0)  # false presses an hour: calibrated, left out
 MOMENT_GAP_SAMPLES = 100  # look-alike windows closer than this are one moment
 STEP_NOISE = 1.0 / (0.6745 * math.sqrt(2.0))  # median |step| of white noise -> its sigma
+BLOW_SAMPLES = 16  # a press's main blow is sought in the 40 ms from its label
 
 
 def motion(recording: Recording) -> np.ndarray:
@@ -84,6 +91,7 @@ class Unit:
     ) -> None:
         self.window = window
         presses, quiet, owners, noise = [], [], [], []
+        self.blow_delays: list[int] = []
         self.non_press_samples = 0
         for number, recording in enumerate(recordings):
             moved = motion(recording)
@@ -103,7 +111,11 @@ class Unit:
                 rows = free[:, None] + np.arange(1 - window, 1)[None, :]
                 quiet.append(moved[rows].reshape(len(free), -1))
                 owners.append(np.column_stack([np.full(len(free), number), free]))
+            step_at = np.concatenate([[0.0], np.linalg.norm(np.diff(moved, axis=0), axis=1)])
             for label in labels:
+                steps = step_at[label : label + BLOW_SAMPLES]
+                if len(steps) == BLOW_SAMPLES:
+                    self.blow_delays.append(int(np.argmax(steps >= 0.5 * steps.max())))
                 end = label + latency
                 if end - window + 1 >= 0 and end < count:
                     presses.append(moved[end - window + 1 : end + 1].reshape(-1))
@@ -205,21 +217,28 @@ def main() -> int:
     print(
         f"{'family':<11} {'presses':>7} {'look-alike':>10} {'moments':>7} {'hours':>6}"
         + "".join(f"  {f'recall, <= {a:g} false/h':>22}" for a in ALLOWANCES)
+        + f"  {'blow later':>10}"
     )
     for name in names:
         print(f"[{time.monotonic() - began:4.0f} s] {name}", file=sys.stderr, flush=True)
         data = make_family(name, plan)
         matches: list[set[tuple[int, int, int]]] = []
         hours = 0.0
+        delays: list[int] = []
         for unit in data.units:
             seen = Unit(unit.calibration + unit.evaluation, args.window, args.latency)
             matches += seen.look_alikes(unit.unit)
             hours += seen.hours
+            delays += seen.blow_delays
+        later = sum(1 for d in delays if d > args.latency) / len(delays) if delays else 0.0
         moments = len(set().union(*matches)) if matches else 0
         alike = sum(1 for m in matches if m)
         share = alike / len(matches) if matches else 0.0
         bounds = "".join(f"  {recall_bound(matches, int(a * hours)):>22.2%}" for a in ALLOWANCES)
-        print(f"{name:<11} {len(matches):>7} {share:>10.2%} {moments:>7} {hours:>6.2f}{bounds}")
+        print(
+            f"{name:<11} {len(matches):>7} {share:>10.2%} {moments:>7} {hours:>6.2f}{bounds}"
+            f"  {later:>10.2%}"
+        )
     print(f"({time.monotonic() - began:.0f} s)")
     return 0
 
