@@ -74,8 +74,9 @@ bench-cli: $(READY)
 	$(BIN)/python bench/cli.py
 
 # How many presses of each model family look like a moment without a press within the
-# sensor's noise, and the recall that leaves (issue 11). Needs numpy, installed into .venv only
-# here (requirements/analysis.txt).
+# sensor's noise, the recall that leaves, and how many have their main blow later than the
+# latency allows (issue 11). Needs numpy, installed into .venv only here
+# (requirements/analysis.txt).
 bench-lookalike: $(READY)
 	$(BIN)/python -m pip install --quiet -r requirements/analysis.txt
 	$(BIN)/python bench/lookalike.py
