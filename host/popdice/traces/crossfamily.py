@@ -159,12 +159,11 @@ def leave_one_out(
 
     fits = Fits(workers, cache, counted)
     everything = fits.start("every family", [r for d in data for r in d.pool])
+    others = {
+        left_out.name: [r for d in data if d is not left_out for r in d.pool] for left_out in data
+    }
     by_family = {
-        left_out.name: fits.start(
-            f"every family but {left_out.name}",
-            [r for d in data if d is not left_out for r in d.pool],
-        )
-        for left_out in data
+        name: fits.start(f"every family but {name}", pool) for name, pool in others.items()
     }
     by_unit = {
         (family.name, unit.unit): fits.start(
@@ -185,7 +184,7 @@ def leave_one_out(
             shipped=_score(evaluation, defaults(), cache),
             built_in=score_in_micropython(evaluation),
             left_out_settings=settings,
-            fitted_on=[r.name for d in data if d is not left_out for r in d.pool],
+            fitted_on=[r.name for r in others[left_out.name]],
         )
         for unit in left_out.units:
             own = fits.result(by_unit[left_out.name, unit.unit])
