@@ -55,7 +55,7 @@ from popdice.traces.scoring import (
     Score,
     score,
 )
-from popdice.traces.tune import Recording, Tuner, cost, worker_processes
+from popdice.traces.tune import MOST_JOBS, Recording, Tuner, cost, worker_processes
 from popdice.traces.visibility import FAINT_SIGMAS, Visibility, visibility
 
 HERE = Path(__file__).resolve().parent
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--jobs",
-        type=whole_number(1, 64),
+        type=whole_number(1, MOST_JOBS),
         metavar="J",
         help="processes that make the families' sessions and fit settings at once (default: "
         "one per core, here %(default)s); 1 runs everything in this one",

@@ -375,6 +375,9 @@ def tune(
     )
 
 
+MOST_JOBS = 64  # a --jobs option's largest value
+
+
 @contextmanager
 def worker_processes(jobs: int | None = None) -> Iterator[ProcessPoolExecutor | None]:
     """A pool of ``jobs`` fresh interpreters for fits (default: one per core), or None with

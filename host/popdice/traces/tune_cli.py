@@ -16,6 +16,7 @@ from .tune import (
     MIN_PRESSES,
     MIN_QUIET_SECONDS,
     MIN_SECONDS,
+    MOST_JOBS,
     TuneResult,
     document,
     load_recordings,
@@ -72,10 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--jobs",
-        type=whole_number(1, 64),
+        type=whole_number(1, MOST_JOBS),
         metavar="J",
-        help="fits made at once, each in a process of its own, 1-64 (default: one per core; "
-        "there are --folds + 1 fits)",
+        help=f"fits made at once, each in a process of its own, 1-{MOST_JOBS} (default: one per "
+        "core; there are --folds + 1 fits)",
     )
     parser.set_defaults(run=run_tune)
 
