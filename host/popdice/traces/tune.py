@@ -376,6 +376,7 @@ def tune(
 
 
 MOST_JOBS = 64  # a --jobs option's largest value
+STOP_WAIT_S = 10.0  # the longest a Ctrl-C waits for ended workers to be reaped
 
 
 @contextmanager
@@ -449,17 +450,22 @@ class Fits:
 
 
 def stop_workers(workers: ProcessPoolExecutor) -> None:
-    """Cancels the fits not started and ends the workers: with the method Python 3.14 has
-    for it, or before it, through the pool's own table of its processes (read before
-    ``shutdown`` clears it)."""
+    """Cancels the fits not started, ends the workers (with the method Python 3.14 has for
+    it, or before it through the pool's own table of its processes, read before
+    ``shutdown`` clears it) and waits, at most ``STOP_WAIT_S``, for the pool's manager
+    thread to reap them: left to it, a caller's own ``join`` would race it for the same
+    child and could see a dead worker as alive."""
+    manager = getattr(workers, "_executor_manager_thread", None)
     terminate = getattr(workers, "terminate_workers", None)
     if terminate is not None:
         terminate()
-        return
-    processes: dict[int, Any] = dict(getattr(workers, "_processes", None) or {})
-    workers.shutdown(wait=False, cancel_futures=True)
-    for process in processes.values():
-        process.terminate()
+    else:
+        processes: dict[int, Any] = dict(getattr(workers, "_processes", None) or {})
+        workers.shutdown(wait=False, cancel_futures=True)
+        for process in processes.values():
+            process.terminate()
+    if manager is not None:
+        manager.join(timeout=STOP_WAIT_S)
 
 
 def figures(result: Score) -> dict[str, Any]:
