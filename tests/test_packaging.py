@@ -1,5 +1,5 @@
 """The firmware as MicroPython's own tools take it: mip installs a board from its
-package-KIND.json onto a simulated Pico, and each board's freeze manifest, read the way
+boards/KIND/package.json onto a simulated Pico, and each board's freeze manifest, read the way
 MicroPython's build reads it, freezes exactly the files popdice flash writes."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 import popdice
 from popdice.devices.connect import connect_when_ready
 from popdice.firmware import packaging
-from popdice.firmware.files import CHECKOUT_DIR, KINDS, flash_files
+from popdice.firmware.files import CHECKOUT, CHECKOUT_DIR, KINDS, flash_files
 from popdice.hil import SIM_BOOT_TIMEOUT_S
 from popdice.sim import SimulatedPico
 from popdice_fw import VERSION
@@ -24,7 +24,8 @@ from popdice_fw import VERSION
 def test_each_package_lists_the_files_a_flash_writes(kind):
     package = json.loads(packaging.package_path(kind).read_text())
     assert package["version"] == VERSION
-    sources = {target: CHECKOUT_DIR / source for target, source in package["urls"]}
+    folder = CHECKOUT.boards / kind
+    sources = {target: (folder / source).resolve() for target, source in package["urls"]}
     assert sources == {f.target: f.source for f in flash_files(kind)}
     assert packaging.problems(kind) == []
 
@@ -38,14 +39,14 @@ def test_each_manifest_freezes_the_files_a_flash_writes(kind):
 
 
 def test_a_stale_package_or_manifest_is_named(tmp_path, monkeypatch):
-    stale = tmp_path / "package-popper.json"
+    stale = tmp_path / "package.json"
     stale.write_text(packaging.package_text("popper").replace('"main.py", ', '"old.py", '))
     manifest = tmp_path / "manifest.py"
     manifest.write_text(f'package("popdice_fw", base_path="{CHECKOUT_DIR}")\n')
     monkeypatch.setattr(packaging, "package_path", lambda _kind: stale)
     monkeypatch.setattr(packaging, "manifest_path", lambda _kind: manifest)
     assert packaging.problems("popper") == [
-        "package-popper.json does not list the firmware: "
+        "boards/popper/package.json does not list the firmware: "
         "python -m popdice.firmware.packaging --write",
         "boards/popper/manifest.py does not freeze the files a flash writes",
     ]

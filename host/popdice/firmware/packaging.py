@@ -1,7 +1,7 @@
 """The firmware as MicroPython's own tools take it: per board, a mip package
-(``firmware/package-KIND.json``) and a freeze manifest (``firmware/boards/KIND/manifest.py``).
+(``boards/KIND/package.json``) and a freeze manifest (``boards/KIND/manifest.py``).
 
-``mpremote mip install --target . firmware/package-popper.json`` copies the popper's files
+``mpremote mip install --target . boards/popper/package.json`` copies the popper's files
 onto a board; a MicroPython build given ``FROZEN_MANIFEST=.../boards/popper/manifest.py``
 freezes them into its image. Both must name exactly the files ``popdice flash`` writes.
 ``python -m popdice.firmware.packaging`` checks that and lists what each manifest would freeze;
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,22 +20,24 @@ from typing import Any
 import popdice_fw
 
 from ..errors import PopdiceError
-from .files import CHECKOUT_DIR, KINDS, FlashFile, flash_files
+from .files import CHECKOUT, KINDS, FlashFile, flash_files
 
 
 def package_path(kind: str) -> Path:
-    return CHECKOUT_DIR / f"package-{kind}.json"
+    return CHECKOUT.boards / kind / "package.json"
 
 
 def manifest_path(kind: str) -> Path:
-    return CHECKOUT_DIR / "boards" / kind / "manifest.py"
+    return CHECKOUT.boards / kind / "manifest.py"
 
 
 def mip_package(kind: str) -> dict[str, Any]:
-    """mip's package.json for a board: each file a flash writes, from beside the package."""
+    """mip's package.json for a board: each file a flash writes, relative to the package's
+    folder (``boards/KIND/``)."""
+    folder = package_path(kind).parent
     urls = [
-        [item.target, item.source.relative_to(CHECKOUT_DIR).as_posix()]
-        for item in flash_files(kind, CHECKOUT_DIR)
+        [item.target, Path(os.path.relpath(item.source, folder)).as_posix()]
+        for item in flash_files(kind, CHECKOUT)
     ]
     return {"version": popdice_fw.VERSION, "urls": urls}
 
@@ -87,12 +90,12 @@ def frozen_files(kind: str) -> tuple[list[FlashFile], list[str]]:
 
 def problems(kind: str) -> list[str]:
     """How the board's package.json and manifest differ from what a flash writes."""
-    wanted = {item.target: item.source for item in flash_files(kind, CHECKOUT_DIR)}
+    wanted = {item.target: item.source for item in flash_files(kind, CHECKOUT)}
     found = []
     written = package_path(kind)
     if not written.is_file() or written.read_text() != package_text(kind):
         found.append(
-            f"{written.name} does not list the firmware: "
+            f"boards/{kind}/{written.name} does not list the firmware: "
             "python -m popdice.firmware.packaging --write"
         )
     frozen, _includes = frozen_files(kind)
@@ -103,7 +106,7 @@ def problems(kind: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--write", action="store_true", help="write package-KIND.json again")
+    parser.add_argument("--write", action="store_true", help="write boards/KIND/package.json again")
     args = parser.parse_args(argv)
     failed = False
     try:
