@@ -54,7 +54,7 @@ typecheck: $(READY)
 
 # Every firmware file compiles with mpy-cross of the MicroPython version the tests run.
 compile: $(READY)
-	$(BIN)/python -m popdice.firmware.files --check
+	$(BIN)/python -m popdice.deploy.files --check
 
 pytest: $(READY)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from popdice.firmware.base_image import OLDEST_MICROPYTHON
-from popdice.firmware.files import FIRMWARE_DIR
+from popdice.deploy.base_image import OLDEST_MICROPYTHON
+from popdice.deploy.files import FIRMWARE_DIR
 from popdice.wiring import board as boards
 from popdice.wiring import pico
 from popdice.wiring.cli import COLUMNS

@@ -13,8 +13,8 @@ from test_device_link import mpremote_exec
 
 import popdice
 from popdice.cli.devices import DEVICE_COLUMNS
+from popdice.deploy.files import FIRMWARE_DIR, flash_files
 from popdice.devices.client import LINK_COUNTERS
-from popdice.firmware.files import FIRMWARE_DIR, flash_files
 from popdice.sim.supervisor import SimulatedPico
 from popdice_fw import PROTOCOL, VERSION
 

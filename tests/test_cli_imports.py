@@ -72,7 +72,7 @@ def test_help_loads_no_simulator_table_engine_asyncio_or_textual() -> None:
         (["check", "ringer", "--help"], (*ENGINES, "popdice.sim", "popdice.table", "asyncio")),
         (
             ["status", "--help"],
-            ("popdice.games", "popdice.sim", "popdice.table", "popdice.firmware.files", "asyncio"),
+            ("popdice.games", "popdice.sim", "popdice.table", "popdice.deploy.files", "asyncio"),
         ),
         (["sim", "--help"], ("popdice.games", "popdice.table", "textual")),
     ],

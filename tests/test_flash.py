@@ -9,7 +9,7 @@ from mpremote.transport import Transport
 
 import popdice
 from popdice.cli.main import main
-from popdice.firmware import flash
+from popdice.deploy import flash
 
 
 @pytest.fixture

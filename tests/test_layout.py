@@ -17,7 +17,7 @@ PACKAGE = Path(popdice.__file__).parent
 LAYERS = (
     ("popdice", "popdice.errors", "popdice.kinds", "popdice.console"),
     ("popdice.games", "popdice.devices"),
-    ("popdice.firmware",),
+    ("popdice.deploy",),
     ("popdice.wiring", "popdice.traces"),
     ("popdice.sim",),
     ("popdice.table",),

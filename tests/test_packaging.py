@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import popdice
+from popdice.deploy import packaging
+from popdice.deploy.files import CHECKOUT, CHECKOUT_DIR, KINDS, flash_files
 from popdice.devices.connect import connect_when_ready
-from popdice.firmware import packaging
-from popdice.firmware.files import CHECKOUT, CHECKOUT_DIR, KINDS, flash_files
 from popdice.hil import SIM_BOOT_TIMEOUT_S
 from popdice.sim import SimulatedPico
 from popdice_fw import VERSION
@@ -47,7 +47,7 @@ def test_a_stale_package_or_manifest_is_named(tmp_path, monkeypatch):
     monkeypatch.setattr(packaging, "manifest_path", lambda _kind: manifest)
     assert packaging.problems("popper") == [
         "boards/popper/package.json does not list the firmware: "
-        "python -m popdice.firmware.packaging --write",
+        "python -m popdice.deploy.packaging --write",
         "boards/popper/manifest.py does not freeze the files a flash writes",
     ]
     manifest.write_text('freeze("$(MPY_DIR)/lib")\n')

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import serial
 
+from popdice.deploy.unix_port import find_micropython
 from popdice.devices import sim_registry
 from popdice.errors import SimulatorError
-from popdice.firmware.unix_port import find_micropython
 from popdice.sim import SimControl, SimulatedPico, render
 
 # Answers one command per line on the serial port; reports buttons, the accelerometer and

@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from popdice.errors import PopdiceError
-from popdice.firmware import bininfo, board_image
-from popdice.firmware.base_image import ENV_BASE, load_base
-from popdice.firmware.files import FIRMWARE_DIR, flash_files
-from popdice.firmware.uf2 import (
+from popdice.deploy import bininfo, board_image
+from popdice.deploy.base_image import ENV_BASE, load_base
+from popdice.deploy.files import FIRMWARE_DIR, flash_files
+from popdice.deploy.uf2 import (
     FAMILY_RP2040,
     MAGIC_END,
     MAGIC_START0,
@@ -25,6 +24,7 @@ from popdice.firmware.uf2 import (
     read_uf2,
     write_uf2,
 )
+from popdice.errors import PopdiceError
 
 POPDICE = str(Path(sys.executable).with_name("popdice"))
 FLASH = 0x10000000

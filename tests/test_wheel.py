@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import popdice
-from popdice.firmware import files
-from popdice.firmware.base_image import default_base_path
-from popdice.firmware.board_image import read_filesystem
-from popdice.firmware.uf2 import Uf2Error, read_uf2
+from popdice.deploy import files
+from popdice.deploy.base_image import default_base_path
+from popdice.deploy.board_image import read_filesystem
+from popdice.deploy.uf2 import Uf2Error, read_uf2
 from popdice.sim import SimulatedPico
 from popdice_fw import VERSION
 
@@ -99,7 +99,7 @@ def wheel_files(installed: Path) -> dict[str, bytes]:
         installed / "python",
         "-c",
         "import tempfile\n"
-        "from popdice.firmware.files import compiled_files\n"
+        "from popdice.deploy.files import compiled_files\n"
         "for f in compiled_files('popper', tempfile.mkdtemp()): print(f.target, f.source)",
         cwd=installed,
     )

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from popdice.cli.main import main
+from popdice.deploy import files
 from popdice.errors import PopdiceError
-from popdice.firmware import files
 from popdice.sim import wiring as sim_wiring
 from popdice.wiring import board as boards
 from popdice.wiring import pico

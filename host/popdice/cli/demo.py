@@ -18,12 +18,12 @@ from zlib import crc32
 
 from popdice_fw import codec
 
+from ..deploy.files import KINDS
 from ..devices.client import DeviceClient
 from ..devices.connect import connect
 from ..devices.discovery import find_port
 from ..devices.link import Event
 from ..errors import PopdiceError, UnknownCommand
-from ..firmware.files import KINDS
 
 DEMO_BUTTON = {"popper": "mode", "handheld": "roll"}
 REAL_PRESS_TIMEOUT_S = 30.0

@@ -99,7 +99,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def add_flash_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..firmware.files import oldest_micropython
+    from ..deploy.files import oldest_micropython
 
     parser.description = (
         "Deploys the PopDice firmware and the board's pin map. If PopDice "
@@ -116,7 +116,7 @@ def add_flash_arguments(parser: argparse.ArgumentParser) -> None:
 
 def cmd_flash(args: argparse.Namespace) -> int:
     from ..console.progress import ProgressBar
-    from ..firmware.flash import flash
+    from ..deploy.flash import flash
 
     info = flash(
         args.port,

@@ -82,7 +82,7 @@ SUBCOMMANDS = (
     (
         "uf2",
         "write one UF2 image (MicroPython and the firmware) to drag onto a Pico",
-        "popdice.firmware.uf2_cli:add_arguments",
+        "popdice.deploy.uf2_cli:add_arguments",
     ),
     (
         "wiring",

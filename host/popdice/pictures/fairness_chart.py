@@ -15,9 +15,9 @@ import os
 import subprocess
 from pathlib import Path
 
+from ..deploy.files import FIRMWARE_DIR
 from ..devices.fairness import SUSPECT_P, chi_squared_test, die_labels
 from ..errors import PopdiceError
-from ..firmware.files import FIRMWARE_DIR
 from ..traces.runner import micropython_command
 from .svg import DRAWN_BY, Canvas
 

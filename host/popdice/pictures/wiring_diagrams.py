@@ -3,7 +3,7 @@ draws them from each board module (``popdice.wiring``)."""
 
 from __future__ import annotations
 
-from ..firmware.files import KINDS
+from ..deploy.files import KINDS
 from ..wiring import board as boards
 from ..wiring.svg import render
 

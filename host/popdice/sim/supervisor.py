@@ -28,9 +28,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..deploy.unix_port import find_micropython
 from ..devices import sim_registry
 from ..errors import PopdiceError, SimulatorError
-from ..firmware.unix_port import find_micropython
 from . import wiring
 from .control import SimControl
 from .core import SimCore
@@ -198,8 +198,8 @@ class SimulatedPico:
                 for p in sorted(folder.rglob("*"))
                 if p.is_file()
             }
-        from ..firmware.base_image import load_base
-        from ..firmware.board_image import read_filesystem
+        from ..deploy.base_image import load_base
+        from ..deploy.board_image import read_filesystem
         from .rp2040.core import FLASH_FILE
 
         base = load_base(self._base_image)
@@ -223,7 +223,7 @@ class SimulatedPico:
             if self.backend == "rp2040":
                 self._prepare_rp2040_flash(self.flash_dir)
             elif not (self.flash_dir / "main.py").exists():
-                from ..firmware.files import install_tree
+                from ..deploy.files import install_tree
 
                 install_tree(self.kind, self.flash_dir)
         except (PopdiceError, OSError) as error:
@@ -233,8 +233,8 @@ class SimulatedPico:
 
     def _prepare_rp2040_flash(self, folder: Path) -> None:
         """The emulated chip's flash (``flash.bin``): the board's UF2 image, when not there."""
-        from ..firmware.base_image import load_base
-        from ..firmware.board_image import board_flash
+        from ..deploy.base_image import load_base
+        from ..deploy.board_image import board_flash
         from .rp2040.core import FLASH_FILE
 
         target = folder / FLASH_FILE

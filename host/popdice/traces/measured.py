@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..firmware.files import FIRMWARE_DIR
+from ..deploy.files import FIRMWARE_DIR
 
 MODULE_PATH = FIRMWARE_DIR / "popdice_fw" / "impulse.py"
 WINDOW_MAX = 3

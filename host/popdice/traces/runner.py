@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..deploy.files import FIRMWARE_DIR
 from ..errors import PopdiceError
-from ..firmware.files import FIRMWARE_DIR
 from .sensor import driver_mg
 
 RUNNER = Path(__file__).resolve().with_name("upy") / "run_detector.py"
@@ -42,7 +42,7 @@ class Detections:
 
 
 def micropython_command() -> list[str]:
-    from ..firmware.unix_port import find_micropython
+    from ..deploy.unix_port import find_micropython
 
     try:
         exe = find_micropython()

