@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STUBS := $(VENV)/mpy-stubs
 DEMO_READY := $(VENV)/.demo-$(shell cat pyproject.toml setup.py requirements/demo.txt | cksum | cut -d' ' -f1)
-READY := $(VENV)/.ready-$(shell cat pyproject.toml setup.py requirements/*.txt host/popdice/sim/rp2040/js/package*.json | cksum | cut -d' ' -f1)
+READY := $(VENV)/.ready-$(shell cat pyproject.toml setup.py lab/pyproject.toml requirements/*.txt host/popdice/sim/rp2040/js/package*.json | cksum | cut -d' ' -f1)
 # setuptools reports every editable install as a warning ("Editable installation."), which it
 # calls information only: this keeps that one message out of the install's output.
 EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
@@ -33,6 +33,7 @@ $(DEMO_READY):
 $(READY): $(DEMO_READY)
 	rm -f $(VENV)/.ready-*
 	$(BIN)/python -m pip install --quiet -r requirements/dev.txt
+	$(EDITABLE) $(BIN)/python -m pip install --quiet --no-deps -e lab
 	$(BIN)/python -m pip install --quiet --no-deps --target $(STUBS) --upgrade -r requirements/stubs.txt
 	$(BIN)/python -m popdice.sim.rp2040.tools install || echo "rp2040js not installed: the emulated-Pico tests will be skipped"
 	touch $@
@@ -84,7 +85,7 @@ bench-lookalike: $(READY)
 # The README's pictures in docs/images/, drawn by the project's own code (simulated boards, the
 # firmware's dice and detector, the table app); tests/test_pictures.py fails when one is stale.
 pictures: $(READY)
-	$(BIN)/python -m popdice.pictures --out docs/images
+	$(BIN)/python -m popdice_lab.pictures --out docs/images
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info host/*.egg-info .pytest_cache .ruff_cache

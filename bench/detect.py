@@ -1,7 +1,7 @@
 """Press-detection benchmark, two tables.
 
 Without arguments: the settings-driven detector (firmware/popdice_fw/impulse.py) across the
-independently written model families (popdice/traces/families), one family left out at a
+independently written model families (lab/popdice_lab/families), one family left out at a
 time: per family, recall, false presses per hour and latency on its evaluation units with
 settings fitted on the other families (uncalibrated), with settings fitted on a dozen
 minutes of each unit's own labelled sessions (calibrated), with the shipped defaults, and
@@ -9,14 +9,14 @@ the hand-fitted detector the popper runs without settings (built-in, press.py); 
 calibrated figures unit by unit (units differ a lot: --units N scores more of them, and
 --first-unit K others than the default units 1-3) and the fit's cost per family and over
 all of them, the one number to compare two versions of the detector by; the
-presses no detector can see at that latency (popdice/traces/visibility.py); what the
+presses no detector can see at that latency (lab/popdice_lab/visibility.py); what the
 calibrated and shipped settings' false presses and misses came with, from the events each
-model records (popdice/traces/causes.py); then the settings fitted on every family, the
+model records (lab/popdice_lab/causes.py); then the settings fitted on every family, the
 candidates for the firmware's defaults.
 Targets (issue 11): calibrated, recall >= 99.5 %, <= 1 false press an hour, latency <= 4
 samples for every family; uncalibrated on a family left out, recall >= 95 % and <= 5 false
 presses an hour. How the fit works: popdice/traces/tune.py; the protocol:
-popdice/traces/crossfamily.py. --quick makes a tenth of the data (a smoke test). The
+lab/popdice_lab/crossfamily.py. --quick makes a tenth of the data (a smoke test). The
 families are made and the fits run in one process per core (--jobs J); the figures do not
 depend on how many.
 
@@ -42,9 +42,6 @@ from pathlib import Path
 from typing import Any
 
 from popdice.console.arguments import whole_number
-from popdice.traces.causes import Causes, attribute
-from popdice.traces.crossfamily import QUICK, Plan, bench_plan, leave_one_out, make_family
-from popdice.traces.families import chosen
 from popdice.traces.files import read_labels, read_trace
 from popdice.traces.measured import defaults
 from popdice.traces.runner import run_detector
@@ -56,7 +53,10 @@ from popdice.traces.scoring import (
     score,
 )
 from popdice.traces.tune import MOST_JOBS, Recording, Tuner, cost, worker_processes
-from popdice.traces.visibility import FAINT_SIGMAS, Visibility, visibility
+from popdice_lab.causes import Causes, attribute
+from popdice_lab.crossfamily import QUICK, Plan, bench_plan, leave_one_out, make_family
+from popdice_lab.families import chosen
+from popdice_lab.visibility import FAINT_SIGMAS, Visibility, visibility
 
 HERE = Path(__file__).resolve().parent
 TRACE_SUFFIXES = (".csv.xz", ".csv.gz", ".csv")
@@ -211,7 +211,7 @@ def cross_family(names: list[str], plan: Plan, workers: Executor | None) -> int:
     print()
     print(
         f"faint presses: moved the reading by under {FAINT_SIGMAS:g} times its noise within "
-        f"{TARGET_LATENCY_SAMPLES} samples of their label (popdice/traces/visibility.py)"
+        f"{TARGET_LATENCY_SAMPLES} samples of their label (lab/popdice_lab/visibility.py)"
     )
     for family in data:
         seen = Visibility([])
@@ -225,7 +225,7 @@ def cross_family(names: list[str], plan: Plan, workers: Executor | None) -> int:
         )
     print()
     print(
-        "what the mistakes came with (popdice/traces/causes.py): false presses by the nearest "
+        "what the mistakes came with (lab/popdice_lab/causes.py): false presses by the nearest "
         "cause, misses/presses by what came just before"
     )
     for family, row in zip(data, rows, strict=True):

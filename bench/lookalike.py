@@ -5,7 +5,7 @@ A detector that must decide within 4 samples of a press's label sees only what t
 reported up to then. If, in the same unit's sessions, some moment without a press gave the
 same readings up to noise, no detector can tell the two apart: it finds that press only by
 also firing there. This bench measures that, for every model family, on the sessions
-bench/detect.py uses (``popdice.traces.crossfamily.Plan``, per evaluation unit its 12
+bench/detect.py uses (``popdice_lab.crossfamily.Plan``, per evaluation unit its 12
 calibration minutes and its 20 evaluation minutes together), independently of any detector:
 
 - the motion is each sample less gravity (the mean of the 64 samples before it, 160 ms);
@@ -55,10 +55,10 @@ try:
 except ImportError:
     sys.exit("error: numpy is missing: `make bench-lookalike` installs what this needs")
 
-from popdice.traces.crossfamily import MOST_UNITS, Plan, bench_plan, make_family
-from popdice.traces.families import chosen
 from popdice.traces.scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES
 from popdice.traces.tune import Recording
+from popdice_lab.crossfamily import MOST_UNITS, Plan, bench_plan, make_family
+from popdice_lab.families import chosen
 
 GRAVITY_SAMPLES = 64
 BEFORE_PRESS_SAMPLES = 20  # 50 ms before a label...

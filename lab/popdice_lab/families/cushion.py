@@ -63,7 +63,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..trace import Trace
+from popdice.traces.trace import Trace
 
 NAME = "cushion"
 SUMMARY = (

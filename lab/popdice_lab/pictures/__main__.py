@@ -1,4 +1,4 @@
-"""``python -m popdice.pictures``: draws the README's pictures into docs/images/, or with
+"""``python -m popdice_lab.pictures``: draws the README's pictures into docs/images/, or with
 ``--check`` says which there are missing or stale (exit code 1). ``make pictures`` runs it.
 
 Every picture comes out the same bytes on every run: seeds are fixed, nothing records the
@@ -11,8 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..console.messages import one_line
-from ..errors import PopdiceError
+from popdice.console.messages import one_line
+from popdice.errors import PopdiceError
+
 from .catalog import KINDS, draw, out_of_date, write
 
 REFRESH = "make pictures"
@@ -20,7 +21,7 @@ REFRESH = "make pictures"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m popdice.pictures",
+        prog="python -m popdice_lab.pictures",
         description="Draws the README's pictures (LED dice, fairness, the detector, the "
         "table, the handheld's screens, the wiring) from the project's own code.",
     )

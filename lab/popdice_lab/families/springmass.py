@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import random
 
-from ..trace import Trace
+from popdice.traces.trace import Trace
 
 NAME = "springmass"
 SUMMARY = "a box on spring-damper feet (or a cushion) driven by the hand's force and the table"

@@ -23,7 +23,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .scoring import TARGET_LATENCY_SAMPLES
+from popdice.traces.scoring import TARGET_LATENCY_SAMPLES
 
 FAINT_SIGMAS = 5.0
 STEP_MG = 4  # the LIS3DH's step at +-8 g in high-resolution mode

@@ -3,9 +3,9 @@ draws them from each board module (``popdice.wiring``)."""
 
 from __future__ import annotations
 
-from ..deploy.files import KINDS
-from ..wiring import board as boards
-from ..wiring.svg import render
+from popdice.deploy.files import KINDS
+from popdice.wiring import board as boards
+from popdice.wiring.svg import render
 
 
 def pictures() -> dict[str, bytes]:

@@ -1,11 +1,11 @@
-"""popdice.traces.causes: false presses and misses put next to what the model made happen."""
+"""popdice_lab.causes: false presses and misses put next to what the model made happen."""
 
 from __future__ import annotations
 
-from popdice.traces.causes import AFTER_PRESS, ALONE, NOTHING, Causes, attribute, kind_of
-from popdice.traces.crossfamily import recording
-from popdice.traces.families import family
 from popdice.traces.scoring import score
+from popdice_lab.causes import AFTER_PRESS, ALONE, NOTHING, Causes, attribute, kind_of
+from popdice_lab.crossfamily import recording
+from popdice_lab.families import family
 
 T_MS = [2.5 * k for k in range(8000)]  # 20 s at 400 Hz
 

@@ -15,10 +15,11 @@ import os
 import subprocess
 from pathlib import Path
 
-from ..deploy.files import FIRMWARE_DIR
-from ..devices.fairness import SUSPECT_P, chi_squared_test, die_labels
-from ..errors import PopdiceError
-from ..traces.runner import micropython_command
+from popdice.deploy.files import FIRMWARE_DIR
+from popdice.devices.fairness import SUSPECT_P, chi_squared_test, die_labels
+from popdice.errors import PopdiceError
+from popdice.traces.runner import micropython_command
+
 from .svg import DRAWN_BY, Canvas
 
 FILE = "fairness.svg"

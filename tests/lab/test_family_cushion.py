@@ -14,7 +14,7 @@ import pytest
 
 from popdice.traces.trace import Trace
 
-cushion: ModuleType = importlib.import_module("popdice.traces.families.cushion")
+cushion: ModuleType = importlib.import_module("popdice_lab.families.cushion")
 SECONDS = 40.0
 UNITS = range(4)
 

@@ -57,7 +57,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..trace import Trace
+from popdice.traces.trace import Trace
 
 NAME = "softpress"
 SUMMARY = (

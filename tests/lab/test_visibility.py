@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from popdice.traces.visibility import FAINT_SIGMAS, noise_mg, visibility
+from popdice_lab.visibility import FAINT_SIGMAS, noise_mg, visibility
 
 
 def recording(steps_mg: list[int], noise: float, seed: int = 1) -> tuple[list, list, list]:

@@ -21,7 +21,7 @@ import bisect
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .scoring import PRESS_SPAN_MS, Score
+from popdice.traces.scoring import PRESS_SPAN_MS, Score
 
 AFTER_PRESS_MS = PRESS_SPAN_MS
 FALSE_LOOKBACK_MS = 3000.0

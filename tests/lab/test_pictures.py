@@ -1,4 +1,4 @@
-"""``make pictures`` (``python -m popdice.pictures``): the pictures in docs/images/ are the ones
+"""``make pictures`` (``python -m popdice_lab.pictures``): the pictures in docs/images/ are the ones
 the project's code draws today, the README and docs show every one of them, and ``--check``
 names what is stale or missing."""
 
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from popdice.pictures import catalog, detector_plot, led_dice, table_screenshot
-from popdice.pictures.__main__ import main
 from popdice.traces import scenes
+from popdice_lab.pictures import catalog, detector_plot, led_dice, table_screenshot
+from popdice_lab.pictures.__main__ import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "images"
 SVG = "{http://www.w3.org/2000/svg}"
 

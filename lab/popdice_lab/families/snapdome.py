@@ -50,7 +50,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..trace import Trace
+from popdice.traces.trace import Trace
 
 NAME = "snapdome"
 SUMMARY = (

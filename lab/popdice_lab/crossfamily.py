@@ -1,6 +1,6 @@
 """Scoring the press detector across model families, one family left out at a time.
 
-For each family (``traces/families``) three figures, each on that family's evaluation units,
+For each family (``families/``) three figures, each on that family's evaluation units,
 whose sessions no fit ever saw:
 
 - **uncalibrated**: settings fitted on the *other* families' pools of units (the defaults a
@@ -21,13 +21,14 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from popdice.traces.measured import Measured, defaults
+from popdice.traces.scoring import Score
+from popdice.traces.sensor import driver_mg
+from popdice.traces.trace import Trace
+from popdice.traces.tune import Fits, Recording, Tuner, score_in_micropython
+
 from .causes import kind_of
 from .families import family
-from .measured import Measured, defaults
-from .scoring import Score
-from .sensor import driver_mg
-from .trace import Trace
-from .tune import Fits, Recording, Tuner, score_in_micropython
 
 POOL_UNITS_FROM = 1000  # pool units are numbered from here, evaluation units from 1
 

@@ -9,8 +9,8 @@ import statistics
 
 import pytest
 
-from popdice.traces.families import family
 from popdice.traces.trace import Trace
+from popdice_lab.families import family
 
 softpress = family("softpress")
 

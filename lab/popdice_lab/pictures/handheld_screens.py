@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..devices.connect import connect_when_ready
-from ..devices.handheld import Handheld
-from ..errors import PopdiceError
-from ..sim import SimControl, SimulatedPico, render
-from ..sim.protocol import SimEvent
+from popdice.devices.connect import connect_when_ready
+from popdice.devices.handheld import Handheld
+from popdice.errors import PopdiceError
+from popdice.sim import SimControl, SimulatedPico, render
+from popdice.sim.protocol import SimEvent
 
 COLOUR = "purple"
 NUMBER = 4

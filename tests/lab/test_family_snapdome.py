@@ -10,8 +10,8 @@ from functools import cache
 
 import pytest
 
-from popdice.traces.families import family
 from popdice.traces.trace import Trace
+from popdice_lab.families import family
 
 snapdome = family("snapdome")
 

@@ -8,7 +8,9 @@ import dataclasses
 
 import pytest
 
-from popdice.traces.crossfamily import (
+from popdice.traces.measured import check_settings
+from popdice.traces.tune import worker_processes
+from popdice_lab.crossfamily import (
     MOST_FIRST_UNIT,
     MOST_UNITS,
     Plan,
@@ -16,9 +18,7 @@ from popdice.traces.crossfamily import (
     leave_one_out,
     make_family,
 )
-from popdice.traces.families import available, chosen
-from popdice.traces.measured import check_settings
-from popdice.traces.tune import worker_processes
+from popdice_lab.families import available, chosen
 
 # Small: the test is of what each fit saw, not of its figures (each pool holds five presses).
 TINY = Plan(1, 30.0, 15.0, 1, 40.0, 1, 30.0, 15.0)

@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..devices.connect import connect_when_ready
-from ..devices.popper import Popper
-from ..errors import PopdiceError
-from ..sim import SimControl, SimulatedPico
-from ..sim.protocol import SimEvent
+from popdice.devices.connect import connect_when_ready
+from popdice.devices.popper import Popper
+from popdice.errors import PopdiceError
+from popdice.sim import SimControl, SimulatedPico
+from popdice.sim.protocol import SimEvent
+
 from .svg import DRAWN_BY, Canvas, colour
 
 FILE = "popper-leds.svg"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from popdice.traces.families import family
+from popdice_lab.families import family
 
 springmass = family("springmass")
 

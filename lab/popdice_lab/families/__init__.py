@@ -21,14 +21,14 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from ..trace import Trace
+from popdice.traces.trace import Trace
 
 FAMILY_MODULES = {
-    "table": "popdice.traces.families.table",
-    "snapdome": "popdice.traces.families.snapdome",
-    "softpress": "popdice.traces.families.softpress",
-    "springmass": "popdice.traces.families.springmass",
-    "cushion": "popdice.traces.families.cushion",
+    "table": "popdice_lab.families.table",
+    "snapdome": "popdice_lab.families.snapdome",
+    "softpress": "popdice_lab.families.softpress",
+    "springmass": "popdice_lab.families.springmass",
+    "cushion": "popdice_lab.families.cushion",
 }
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
-from ..scenes import OTHER_KINDS, PRESS_KINDS, trace
-from ..trace import Trace
+from popdice.traces.scenes import OTHER_KINDS, PRESS_KINDS, trace
+from popdice.traces.trace import Trace
 
 NAME = "table"
 SUMMARY = "a firm dome pressed with a finger: the unit dips into rubber feet on a table"

@@ -15,10 +15,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..traces import scenes
-from ..traces.measured import defaults, firmware_module
-from ..traces.sensor import driver_mg
-from ..traces.trace import Trace
+from popdice.traces import scenes
+from popdice.traces.measured import defaults, firmware_module
+from popdice.traces.sensor import driver_mg
+from popdice.traces.trace import Trace
+
 from .svg import DRAWN_BY, Canvas
 
 FILE = "detector.svg"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-DRAWN_BY = "drawn by python -m popdice.pictures (make pictures)"
+DRAWN_BY = "drawn by python -m popdice_lab.pictures (make pictures)"
 
 
 def number(value: float) -> str:

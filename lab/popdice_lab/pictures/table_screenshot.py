@@ -17,9 +17,10 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from ..table.app import TableApp
-from ..table.journal import Journal
-from ..table.session import TableSession
+from popdice.table.app import TableApp
+from popdice.table.journal import Journal
+from popdice.table.session import TableSession
+
 from .scripted import ScriptedHandheld, ScriptedPopper
 
 FILE = "table-lowdown.svg"
