@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from popdice.cli.main import main
 from popdice.games.errors import InputError
 from popdice.games.fields import Field
-from popdice.games.lowdown_check import check_lowdown_move, score_lowdown
+from popdice.games.lowdown.check import check_lowdown_move, score_lowdown
 from popdice.games.popalotsy_check import check_popalotsy
 from popdice.games.ringer_check import check_ringer
 

@@ -27,7 +27,7 @@ HEAVY = (
     "asyncio",
     "textual",
 )
-ENGINES = ("popdice.games.lowdown", "popdice.games.ringer", "popdice.games.popalotsy")
+ENGINES = ("popdice.games.lowdown.state", "popdice.games.ringer", "popdice.games.popalotsy")
 
 LOADED = """\
 import contextlib, io, json, sys

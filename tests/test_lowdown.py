@@ -11,7 +11,16 @@ from pathlib import Path
 import pytest
 
 from popdice.games.errors import DataFileError, InvalidMove, Reason
-from popdice.games.lowdown import (
+from popdice.games.lowdown.rules import (
+    BLACKOUT,
+    LowdownConfig,
+    LowdownData,
+    Sheet,
+    lines_of,
+    placement_problem,
+    qualifies,
+)
+from popdice.games.lowdown.state import (
     Blackout,
     Cross,
     Done,
@@ -20,15 +29,6 @@ from popdice.games.lowdown import (
     Reveal,
     Skip,
     Step,
-)
-from popdice.games.lowdown_rules import (
-    BLACKOUT,
-    LowdownConfig,
-    LowdownData,
-    Sheet,
-    lines_of,
-    placement_problem,
-    qualifies,
 )
 
 DATA = LowdownData.load()

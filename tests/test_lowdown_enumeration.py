@@ -14,9 +14,18 @@ from typing import Any
 
 import pytest
 
-from popdice.games.bots import BotSettings, next_lowdown_move
+from popdice.games.bots import BotSettings
 from popdice.games.catalog import GAMES, GameSpec
-from popdice.games.lowdown import (
+from popdice.games.lowdown.bot import next_lowdown_move
+from popdice.games.lowdown.rules import (
+    BLACKOUT,
+    Box,
+    LowdownConfig,
+    LowdownData,
+    Sheet,
+    lines_of,
+)
+from popdice.games.lowdown.state import (
     Blackout,
     Cross,
     Done,
@@ -27,14 +36,6 @@ from popdice.games.lowdown import (
     Skip,
     Step,
     Write,
-)
-from popdice.games.lowdown_rules import (
-    BLACKOUT,
-    Box,
-    LowdownConfig,
-    LowdownData,
-    Sheet,
-    lines_of,
 )
 from popdice.games.simulate import play_game
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from popdice.games.errors import Reason
-from popdice.games.lowdown_rules import LowdownConfig, LowdownData
+from popdice.games.lowdown.rules import LowdownConfig, LowdownData
 from popdice.games.popalotsy_rules import PopalotsyConfig, PopalotsyData
 from popdice.games.ringer_rules import RingerConfig, RingerData
 

@@ -18,8 +18,8 @@ from popdice.games.bots import BotSettings
 from popdice.games.catalog import GAMES
 from popdice.games.engine import GameState
 from popdice.games.errors import InvalidMove
-from popdice.games.lowdown import Blackout, Cross, Done, LowdownState, Place, Reveal, Skip
-from popdice.games.lowdown_rules import BLACKOUT, lines_of, qualifies
+from popdice.games.lowdown.rules import BLACKOUT, lines_of, qualifies
+from popdice.games.lowdown.state import Blackout, Cross, Done, LowdownState, Place, Reveal, Skip
 from popdice.games.popalotsy import Drop, Pass, PopalotsyState
 from popdice.games.ringer import Bury, Give, Play, RingerState, Start, Stop
 from popdice.games.ringer import Pass as RingerPass

@@ -19,7 +19,7 @@ from test_table_app import SIZE, command, shown, wait_until
 from test_table_app_sim import UI_TIMEOUT_S, open_sims
 
 from popdice.devices.discovery import simulated_ports
-from popdice.games.lowdown import Blackout, Cross, Done, LowdownAction, Place, Skip, Step
+from popdice.games.lowdown.state import Blackout, Cross, Done, LowdownAction, Place, Skip, Step
 from popdice.table.app import TableApp
 from popdice.table.journal import Journal
 from popdice.table.lowdown_table import LowdownTable, grid_short, line_label

@@ -11,7 +11,7 @@ from popdice.devices.connect import connect_when_ready
 from popdice.devices.handheld import Handheld
 from popdice.devices.link import Notice
 from popdice.devices.popper import Popper
-from popdice.games.lowdown import Place
+from popdice.games.lowdown.state import Place
 from popdice.sim import SimulatedPico
 from popdice.table.journal import Journal
 from popdice.table.lowdown_table import LowdownTable

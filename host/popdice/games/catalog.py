@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .bots import BotSettings, next_lowdown_move, next_popalotsy_move, next_ringer_move
+from .bots import BotSettings, next_popalotsy_move, next_ringer_move
 from .config import with_settings
 from .engine import GameState
-from .lowdown import LowdownState
-from .lowdown_rules import LowdownConfig, LowdownData
+from .lowdown.bot import next_lowdown_move
+from .lowdown.rules import LowdownConfig, LowdownData
+from .lowdown.state import LowdownState
 from .popalotsy import PopalotsyState
 from .popalotsy_rules import PopalotsyConfig, PopalotsyData
 from .ringer import RingerState

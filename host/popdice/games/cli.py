@@ -286,8 +286,8 @@ def run_check_ringer(args: argparse.Namespace) -> int:
 
 
 def run_check_lowdown_move(args: argparse.Namespace) -> int:
-    from .lowdown_check import check_lowdown_move
-    from .lowdown_rules import LowdownData
+    from .lowdown.check import check_lowdown_move
+    from .lowdown.rules import LowdownData
 
     data = args.data
     return answer(
@@ -296,8 +296,8 @@ def run_check_lowdown_move(args: argparse.Namespace) -> int:
 
 
 def run_score_lowdown(args: argparse.Namespace) -> int:
-    from .lowdown_check import score_lowdown
-    from .lowdown_rules import LowdownData
+    from .lowdown.check import score_lowdown
+    from .lowdown.rules import LowdownData
 
     data, suggest = args.data, args.suggest
     return answer(

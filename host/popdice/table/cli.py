@@ -137,7 +137,7 @@ def rule_settings(game: str, rules: list[str]) -> dict[str, Any]:
 
     from ..games.config import with_settings
     from ..games.errors import ConfigError
-    from ..games.lowdown_rules import LowdownConfig
+    from ..games.lowdown.rules import LowdownConfig
 
     default = LowdownConfig()
     try:

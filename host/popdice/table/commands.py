@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..games.lowdown_rules import LowdownData
+from ..games.lowdown.rules import LowdownData
 from .lowdown_table import MOVES as LOWDOWN_MOVES
 from .lowdown_table import grid_short, line_of_label
 from .referee import Move, Refused

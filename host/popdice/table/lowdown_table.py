@@ -1,4 +1,4 @@
-"""The Lowdown referee: the rules engine (games/lowdown.py) with the table's dice.
+"""The Lowdown referee: the rules engine (games/lowdown/state.py) with the table's dice.
 
 The popper rolls the active player's open dice (in ``lowdown`` mode dice 0-1 are number
 dice and 2-3 colour dice); the handheld rolls the hidden pair, which reaches the laptop
@@ -38,7 +38,8 @@ from typing import Any
 from popdice_fw.commit import commitment
 
 from ..games.errors import ConfigError, InvalidMove, Reason
-from ..games.lowdown import (
+from ..games.lowdown.rules import LowdownConfig, lines_of
+from ..games.lowdown.state import (
     Blackout,
     Cross,
     Done,
@@ -49,7 +50,6 @@ from ..games.lowdown import (
     Skip,
     Step,
 )
-from ..games.lowdown_rules import LowdownConfig, lines_of
 from .referee import Move, Referee, Refused, Settings
 
 MOVES = ("write", "wild", "blackout", "skip", "cross", "done", "reveal")

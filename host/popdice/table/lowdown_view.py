@@ -18,8 +18,8 @@ from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Static
 
-from ..games.lowdown import Step
-from ..games.lowdown_rules import BLACKOUT
+from ..games.lowdown.rules import BLACKOUT
+from ..games.lowdown.state import Step
 from .dice_view import COLOURS, DiceView
 from .lowdown_table import LowdownTable, grid_short
 

@@ -1,10 +1,10 @@
 """Lowdown's boards, rule settings and rules (docs/rules.md §3.1, §3.3-3.6).
 
 The dice faces, grids and the layout of full and half colour boxes come from
-data/lowdown.json; the rules' open questions are ``LowdownConfig`` settings. The functions
-here (where a number may be written, which lines may be crossed out, the score, the best
-crossings) are shared by the engine and the ``score lowdown`` / ``check lowdown-move``
-commands.
+games/data/lowdown.json; the rules' open questions are ``LowdownConfig`` settings. The
+functions here (where a number may be written, which lines may be crossed out, the score,
+the best crossings) are shared by the engine and the ``score lowdown`` /
+``check lowdown-move`` commands.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from functools import cached_property, lru_cache
 from itertools import chain, combinations
 from pathlib import Path
 
-from .config import require_at_least, require_choice
-from .data import read_data_file
-from .errors import Reason
+from ..config import require_at_least, require_choice
+from ..data import read_data_file
+from ..errors import Reason
 
 BLACKOUT = "X"
 HALF = "half"
@@ -107,7 +107,7 @@ class LowdownData:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> LowdownData:
-        """Read and check data/lowdown.json, or the replacement at ``path``."""
+        """Read and check games/data/lowdown.json, or the replacement at ``path``."""
         if path is None:
             return _packaged_lowdown()
         return _load_lowdown(path)

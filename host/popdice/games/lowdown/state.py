@@ -16,9 +16,9 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any
 
-from .engine import GameState, check_player_count
-from .errors import ConfigError, InvalidMove, Reason
-from .lowdown_rules import (
+from ..engine import GameState, check_player_count
+from ..errors import ConfigError, InvalidMove, Reason
+from .rules import (
     BLACKOUT,
     BoardLayout,
     LowdownConfig,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import Reason
-from .fields import Field, faces_text, shown
-from .lowdown_rules import (
+from ..errors import Reason
+from ..fields import Field, faces_text, shown
+from .rules import (
     BLACKOUT,
     Box,
     LowdownConfig,
