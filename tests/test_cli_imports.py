@@ -27,7 +27,7 @@ HEAVY = (
     "asyncio",
     "textual",
 )
-ENGINES = ("popdice.games.lowdown.state", "popdice.games.ringer", "popdice.games.popalotsy")
+ENGINES = ("popdice.games.lowdown.state", "popdice.games.ringer.state", "popdice.games.popalotsy")
 
 LOADED = """\
 import contextlib, io, json, sys
@@ -85,7 +85,7 @@ def test_check_ringer_judges_without_the_engines(tmp_path) -> None:
     document = tmp_path / "plays.json"
     document.write_text('{"die": 4, "top": {"suit": "pink", "number": 3}, "events": []}')
     loaded = modules_loaded("check", "ringer", str(document))
-    assert "popdice.games.ringer_check" in loaded
+    assert "popdice.games.ringer.check" in loaded
     assert not among(loaded, (*ENGINES, "popdice.sim", "popdice.table", "asyncio", "textual"))
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from popdice.games.errors import DataFileError, InvalidMove, Reason
-from popdice.games.ringer import (
+from popdice.games.ringer.rules import Card, Power, RingerConfig, RingerData, play_problem
+from popdice.games.ringer.state import (
     Bury,
     Give,
     Need,
@@ -24,7 +25,6 @@ from popdice.games.ringer import (
     Start,
     Stop,
 )
-from popdice.games.ringer_rules import Card, Power, RingerConfig, RingerData, play_problem
 
 DATA = RingerData.load()
 DATA_FILE = Path(__file__).parents[1] / "host/popdice/games/data/ringer.json"

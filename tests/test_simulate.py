@@ -21,8 +21,8 @@ from popdice.games.errors import InvalidMove
 from popdice.games.lowdown.rules import BLACKOUT, lines_of, qualifies
 from popdice.games.lowdown.state import Blackout, Cross, Done, LowdownState, Place, Reveal, Skip
 from popdice.games.popalotsy import Drop, Pass, PopalotsyState
-from popdice.games.ringer import Bury, Give, Play, RingerState, Start, Stop
-from popdice.games.ringer import Pass as RingerPass
+from popdice.games.ringer.state import Bury, Give, Play, RingerState, Start, Stop
+from popdice.games.ringer.state import Pass as RingerPass
 from popdice.games.simulate import play_game, simulate
 
 PROBE_RATE = 0.05

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .popalotsy import Drop, Pass, PopalotsyState
-from .ringer import Play, RingerState
-from .ringer_rules import scores_ringer
 
 
 @dataclass(frozen=True)
@@ -38,23 +36,3 @@ def next_popalotsy_move(
         return seat, Drop(rng.choice(hand), rng.randrange(len(state.dice)))
     drops = state.legal_drops(seat)
     return seat, rng.choice(drops) if drops else Pass()
-
-
-def next_ringer_move(
-    state: RingerState, rng: random.Random, settings: BotSettings
-) -> tuple[int, Any]:
-    current = state.current_players()
-    for seat in current[1:]:
-        if rng.random() < settings.take_over_rate:
-            return seat, rng.choice(state.legal_actions(seat))
-    seat = current[0]
-    actions = state.legal_actions(seat)
-    plays = [action for action in actions if isinstance(action, Play)]
-    if not plays or len(plays) == len(actions):
-        return seat, rng.choice(actions)
-    ringers = [play for play in plays if scores_ringer(play.card, state.die)]
-    if ringers:
-        return seat, rng.choice(ringers)
-    if rng.random() < settings.keep_playing:
-        return seat, rng.choice(plays)
-    return seat, rng.choice([action for action in actions if not isinstance(action, Play)])

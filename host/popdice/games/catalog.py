@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .bots import BotSettings, next_popalotsy_move, next_ringer_move
+from .bots import BotSettings, next_popalotsy_move
 from .config import with_settings
 from .engine import GameState
 from .lowdown.bot import next_lowdown_move
@@ -16,8 +16,9 @@ from .lowdown.rules import LowdownConfig, LowdownData
 from .lowdown.state import LowdownState
 from .popalotsy import PopalotsyState
 from .popalotsy_rules import PopalotsyConfig, PopalotsyData
-from .ringer import RingerState
-from .ringer_rules import RingerConfig, RingerData
+from .ringer.bot import next_ringer_move
+from .ringer.rules import RingerConfig, RingerData
+from .ringer.state import RingerState
 
 
 @dataclass(frozen=True)

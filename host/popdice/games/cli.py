@@ -278,8 +278,8 @@ def run_check_popalotsy(args: argparse.Namespace) -> int:
 
 
 def run_check_ringer(args: argparse.Namespace) -> int:
-    from .ringer_check import check_ringer
-    from .ringer_rules import RingerData
+    from .ringer.check import check_ringer
+    from .ringer.rules import RingerData
 
     data = args.data
     return answer(args.file, "check-ringer", lambda doc: check_ringer(doc, RingerData.load(data)))

@@ -2,7 +2,7 @@
 
 The cards are real, on the table. The laptop knows the die (from the popper), records each
 Ringer and how many cards it won, takes a Reroll power to the popper, rules on a disputed
-play (``play_problem`` of games/ringer_rules.py, the engine's own test), and at the end
+play (``play_problem`` of games/ringer/rules.py, the engine's own test), and at the end
 takes the cards left in each hand and computes the scores (docs/rules.md §2.5, §2.7).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..games.ringer_rules import Card, Power, RingerConfig, RingerData, play_problem, scores_ringer
+from ..games.ringer.rules import Card, Power, RingerConfig, RingerData, play_problem, scores_ringer
 from .referee import Move, Referee, Refused, Settings
 
 MAX_HAND = 105

@@ -1,8 +1,8 @@
 """Ringer's cards, rule settings and play rules (docs/rules.md §2.1, §2.4-2.6).
 
-The deck, suits and die faces come from data/ringer.json; the rules' open questions are
-``RingerConfig`` settings. ``play_problem`` is the legality test shared by the engine and the
-``check ringer`` command.
+The deck, suits and die faces come from games/data/ringer.json; the rules' open questions
+are ``RingerConfig`` settings. ``play_problem`` is the legality test shared by the engine and
+the ``check ringer`` command.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from enum import Enum
 from functools import lru_cache
 from pathlib import Path
 
-from .config import require_at_least
-from .data import read_data_file
-from .errors import Reason
+from ..config import require_at_least
+from ..data import read_data_file
+from ..errors import Reason
 
 
 class Power(str, Enum):
@@ -102,7 +102,7 @@ class RingerData:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> RingerData:
-        """Read and check data/ringer.json, or the replacement at ``path``."""
+        """Read and check games/data/ringer.json, or the replacement at ``path``."""
         if path is None:
             return _packaged_ringer()
         return _load_ringer(path)

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from .engine import GameState, check_player_count
-from .errors import InvalidMove, Reason
-from .ringer_rules import (
+from ..engine import GameState, check_player_count
+from ..errors import InvalidMove, Reason
+from .rules import (
     Ask,
     Card,
     Power,

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from .errors import Reason
-from .fields import Field, faces_text
-from .ringer_rules import (
+from ..errors import Reason
+from ..fields import Field, faces_text
+from .rules import (
     POWER_NAMES,
     Card,
     Power,
