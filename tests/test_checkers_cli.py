@@ -24,7 +24,7 @@ from popdice.cli.main import main
 from popdice.games.errors import InputError
 from popdice.games.fields import Field
 from popdice.games.lowdown.check import check_lowdown_move, score_lowdown
-from popdice.games.popalotsy_check import check_popalotsy
+from popdice.games.popalotsy.check import check_popalotsy
 from popdice.games.ringer.check import check_ringer
 
 POPDICE = str(Path(sys.executable).with_name("popdice"))

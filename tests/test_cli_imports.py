@@ -27,7 +27,11 @@ HEAVY = (
     "asyncio",
     "textual",
 )
-ENGINES = ("popdice.games.lowdown.state", "popdice.games.ringer.state", "popdice.games.popalotsy")
+ENGINES = (
+    "popdice.games.lowdown.state",
+    "popdice.games.ringer.state",
+    "popdice.games.popalotsy.state",
+)
 
 LOADED = """\
 import contextlib, io, json, sys

@@ -13,8 +13,7 @@ import pytest
 
 from popdice.games.config import with_settings
 from popdice.games.errors import ConfigError, DataFileError, InvalidMove, Reason
-from popdice.games.popalotsy import Drop, Pass, Placed, PopalotsyState
-from popdice.games.popalotsy_rules import (
+from popdice.games.popalotsy.rules import (
     Card,
     Die,
     Match,
@@ -25,6 +24,7 @@ from popdice.games.popalotsy_rules import (
     penalised_card,
     pile_problems,
 )
+from popdice.games.popalotsy.state import Drop, Pass, Placed, PopalotsyState
 
 RED3 = Die("red", 3)
 DATA_FILE = Path(__file__).parents[1] / "host/popdice/games/data/popalotsy.json"

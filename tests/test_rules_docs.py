@@ -15,7 +15,7 @@ import pytest
 
 from popdice.games.errors import Reason
 from popdice.games.lowdown.rules import LowdownConfig, LowdownData
-from popdice.games.popalotsy_rules import PopalotsyConfig, PopalotsyData
+from popdice.games.popalotsy.rules import PopalotsyConfig, PopalotsyData
 from popdice.games.ringer.rules import RingerConfig, RingerData
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,7 @@ from popdice.games.engine import GameState
 from popdice.games.errors import InvalidMove
 from popdice.games.lowdown.rules import BLACKOUT, lines_of, qualifies
 from popdice.games.lowdown.state import Blackout, Cross, Done, LowdownState, Place, Reveal, Skip
-from popdice.games.popalotsy import Drop, Pass, PopalotsyState
+from popdice.games.popalotsy.state import Drop, Pass, PopalotsyState
 from popdice.games.ringer.state import Bury, Give, Play, RingerState, Start, Stop
 from popdice.games.ringer.state import Pass as RingerPass
 from popdice.games.simulate import play_game, simulate

@@ -1,18 +1,13 @@
-"""Simple bots for simulations: seeded random choices among the legal moves, nudged by a few
-preferences so that games end in a sensible number of turns.
-
-Each ``next_*_move(state, rng, settings)`` answers (seat, action): who acts next and what they
-do. In real-time phases (the Popalotsy race, Ringer's Take Over window) it also decides who
-gets in first, at random.
-"""
+"""The settings the simulation bots share: ``BotSettings``, the rates of their preferences.
+Each game's bot is its package's ``bot`` module (``lowdown.bot``, ``ringer.bot``,
+``popalotsy.bot``), whose ``next_<game>_move(state, rng, settings)`` answers (seat, action):
+who acts next and what they do, a seeded random choice among the legal moves nudged by a few
+preferences so that games end in a sensible number of turns. In real-time phases (the
+Popalotsy race, Ringer's Take Over window) it also decides who gets in first, at random."""
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
-from typing import Any
-
-from .popalotsy import Drop, Pass, PopalotsyState
 
 
 @dataclass(frozen=True)
@@ -25,14 +20,3 @@ class BotSettings:
     """Ringer: the chance of playing on (when a card can be played) rather than stopping."""
     reveal_rate: float = 0.1
     """Lowdown: the chance the active player reveals the hidden pair."""
-
-
-def next_popalotsy_move(
-    state: PopalotsyState, rng: random.Random, settings: BotSettings
-) -> tuple[int, Any]:
-    seat = rng.choice(state.current_players())
-    hand = state.hands[seat]
-    if settings.mistakes and state.config.mode == "faithful" and rng.random() < settings.mistakes:
-        return seat, Drop(rng.choice(hand), rng.randrange(len(state.dice)))
-    drops = state.legal_drops(seat)
-    return seat, rng.choice(drops) if drops else Pass()

@@ -8,14 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .bots import BotSettings, next_popalotsy_move
+from .bots import BotSettings
 from .config import with_settings
 from .engine import GameState
 from .lowdown.bot import next_lowdown_move
 from .lowdown.rules import LowdownConfig, LowdownData
 from .lowdown.state import LowdownState
-from .popalotsy import PopalotsyState
-from .popalotsy_rules import PopalotsyConfig, PopalotsyData
+from .popalotsy.bot import next_popalotsy_move
+from .popalotsy.rules import PopalotsyConfig, PopalotsyData
+from .popalotsy.state import PopalotsyState
 from .ringer.bot import next_ringer_move
 from .ringer.rules import RingerConfig, RingerData
 from .ringer.state import RingerState

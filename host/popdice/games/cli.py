@@ -268,8 +268,8 @@ def answer(file: str, schema_name: str, judge: Callable[[Field], dict[str, Any]]
 
 
 def run_check_popalotsy(args: argparse.Namespace) -> int:
-    from .popalotsy_check import check_popalotsy
-    from .popalotsy_rules import PopalotsyData
+    from .popalotsy.check import check_popalotsy
+    from .popalotsy.rules import PopalotsyData
 
     data = args.data
     return answer(

@@ -2,7 +2,7 @@
 
 The cards are real. The laptop shows each round's pop (five coloured dice), takes each pile
 as the players read it out at the check (bottom card first, with the seat its arrow points
-at), rules on it with ``penalised_card`` of games/popalotsy_rules.py (the owner of the
+at), rules on it with ``penalised_card`` of games/popalotsy/rules.py (the owner of the
 penalised card takes the whole pile back, §1.5), and keeps every hand size, the deck and the
 discard pile (+1 card each round, reshuffling the discard, §1.6) and the winner.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..games.popalotsy_rules import Card, Die, PopalotsyConfig, PopalotsyData, penalised_card
+from ..games.popalotsy.rules import Card, Die, PopalotsyConfig, PopalotsyData, penalised_card
 from .referee import Move, Referee, Refused, Settings
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .fields import Field, faces_text
-from .popalotsy_rules import Card, Die, PopalotsyConfig, PopalotsyData, penalised_card
+from ..fields import Field, faces_text
+from .rules import Card, Die, PopalotsyConfig, PopalotsyData, penalised_card
 
 
 @dataclass(frozen=True)

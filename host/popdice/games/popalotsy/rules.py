@@ -1,8 +1,8 @@
 """Popalotsy's components, rule settings and drop rules (docs/rules.md §1.1, §1.4-1.6).
 
-The components (colours, die faces, the card list) come from data/popalotsy.json; the
-rules' open questions are ``PopalotsyConfig`` settings. The drop rules are plain functions shared by
-the engine and the ``check popalotsy`` command.
+The components (colours, die faces, the card list) come from games/data/popalotsy.json; the
+rules' open questions are ``PopalotsyConfig`` settings. The drop rules are plain functions
+shared by the engine and the ``check popalotsy`` command.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from enum import IntEnum
 from functools import lru_cache
 from pathlib import Path
 
-from .config import require_at_least, require_choice
-from .data import read_data_file
-from .errors import Reason
+from ..config import require_at_least, require_choice
+from ..data import read_data_file
+from ..errors import Reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +155,7 @@ class PopalotsyData:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> PopalotsyData:
-        """Read and check data/popalotsy.json, or the replacement at ``path``."""
+        """Read and check games/data/popalotsy.json, or the replacement at ``path``."""
         if path is None:
             return _packaged_popalotsy()
         return _load_popalotsy(path)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .engine import GameState, check_player_count
-from .errors import InvalidMove, Reason
-from .popalotsy_rules import (
+from ..engine import GameState, check_player_count
+from ..errors import InvalidMove, Reason
+from .rules import (
     Card,
     Die,
     PopalotsyConfig,
