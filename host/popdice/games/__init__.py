@@ -1,14 +1,19 @@
 """Rules and scoring engines of Popalotsy, Ringer and Lowdown (docs/rules.md).
 
-Per game, three modules:
+One subpackage per game, after OpenSpiel's one folder per game (``lowdown/``, ``ringer/``,
+``popalotsy/``), each with the same modules:
 
-- ``<game>_rules``: the components (read and checked from ``data/<game>.json``), the
+- ``rules``: the components (read and checked from ``data/<game>.json``), the
   ``<Game>Config`` settings for the rules' open questions, and the pure rule functions.
-- ``<game>``: the engine, a ``GameState`` (see ``engine``): legal actions, apply, chance from a
+- ``state``: the engine, a ``GameState`` (see ``engine``): legal actions, apply, chance from a
   seeded generator, terminal test, scores, player views.
-- ``<game>_check``: the JSON rule-check command of docs/formats.md.
+- ``check``: the JSON rule-check command of docs/formats.md.
+- ``bot``: the game's simulation bot, ``next_<game>_move``.
 
-Shared: ``errors`` (``InvalidMove`` with a ``Reason``; ``InputError`` and friends), ``fields``
-(JSON read field by field), ``data``, ``config``, ``bots``, ``catalog``, ``simulate`` and
-``cli`` (the `check`, `score` and `simulate` subcommands).
+A game's ``__init__`` imports none of them, so a check loads its rules without the engine.
+
+Shared: ``engine``, ``errors`` (``InvalidMove`` with a ``Reason``; ``InputError`` and
+friends), ``fields`` (JSON read field by field), ``schema``, ``data``, ``config``, ``bots``
+(``BotSettings``), ``catalog``, ``simulate`` and ``cli`` (the `check`, `score` and `simulate`
+subcommands). The data files and JSON Schemas are in ``data/`` and ``schemas/``.
 """
