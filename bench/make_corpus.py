@@ -1,5 +1,5 @@
 """Writes the fixed press-detection corpus in bench/corpus/ from the physical model
-(popdice.traces): five-minute traces, each a CSV (xz-compressed) and its labels.
+(popdice.sim.physics): five-minute traces, each a CSV (xz-compressed) and its labels.
 
 Every file comes from a fixed kind and seed, so running this again gives the same bytes.
 About 1,000 presses and 1.2 hours of non-press time (the non-press traces, and the time
@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from popdice.traces import trace
+from popdice.sim.physics import trace
 from popdice.traces.files import write_labels, write_trace
 
 SECONDS = 300.0

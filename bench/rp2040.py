@@ -30,8 +30,8 @@ from popdice.devices.connect import connect_when_ready
 from popdice.devices.handheld import Handheld
 from popdice.devices.link import Event
 from popdice.devices.popper import Popper
+from popdice.sim.physics import scenes
 from popdice.sim.supervisor import SimulatedPico
-from popdice.traces import scenes
 from popdice.traces.runner import run_detector
 
 REST = (0.0, 0.0, 1.0)

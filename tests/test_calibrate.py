@@ -12,7 +12,8 @@ import pytest
 
 from popdice.cli.main import main
 from popdice.devices.popper import DetectorSettings, Popper
-from popdice.traces import calibrate_cli, trace
+from popdice.sim.physics import trace
+from popdice.traces import calibrate_cli
 from popdice.traces.calibrate_cli import STEPS, Step, calibrate
 from popdice.traces.files import write_labels, write_trace
 from popdice.traces.measured import defaults

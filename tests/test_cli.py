@@ -186,7 +186,7 @@ def test_every_usage_error_is_one_line_and_exit_2(capsys) -> None:
 
 def test_json_with_huge_numbers_or_deep_nesting_is_one_line(tmp_path, capsys) -> None:
     from popdice.cli.main import main
-    from popdice.traces import press_trace
+    from popdice.sim.physics import press_trace
     from popdice.traces.files import write_trace
 
     trace = tmp_path / "t.csv"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from popdice.cli.main import main
-from popdice.traces import knock_trace, press_trace
+from popdice.sim.physics import knock_trace, press_trace
 from popdice.traces.files import write_labels, write_trace
 from popdice.traces.scoring import (
     TARGET_FALSE_PER_HOUR,

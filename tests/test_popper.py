@@ -11,7 +11,7 @@ import pytest
 import popdice
 from popdice.devices.link import DeviceReboot, Event
 from popdice.devices.popper import DetectorSettings, Pop
-from popdice.traces import scenes
+from popdice.sim.physics import scenes
 
 LED_DICE = 5
 PIPS = {1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8]}

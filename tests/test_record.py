@@ -12,11 +12,11 @@ import pytest
 
 from popdice.cli.main import main
 from popdice.devices.popper import Popper
-from popdice.traces import press_trace
+from popdice.sim.physics import press_trace
 from popdice.traces.files import read_labels, read_trace
 from popdice.traces.record import Mark, Recording, place_presses
 from popdice.traces.record_cli import record_to
-from popdice.traces.sensor import driver_mg
+from popdice.traces.trace import driver_mg
 
 REST_MG = (0, 0, 1000)
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from popdice.traces import KINDS, Trace, knock_trace, press_trace, trace
+from popdice.sim.physics import KINDS, knock_trace, press_trace, trace
+from popdice.sim.physics.sensor import quantise_g
 from popdice.traces.files import (
     TraceError,
     read_labels,
@@ -20,7 +21,7 @@ from popdice.traces.files import (
 )
 from popdice.traces.runner import run_detector
 from popdice.traces.scoring import score
-from popdice.traces.sensor import driver_mg, quantise_g
+from popdice.traces.trace import Trace, driver_mg
 
 SECONDS = 12.0
 

@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 
 from popdice.cli.main import main
-from popdice.traces import trace, tune_cli
+from popdice.sim.physics import trace
+from popdice.traces import tune_cli
 from popdice.traces.files import read_trace, write_labels, write_trace
 from popdice.traces.measured import Measured, check_settings, defaults, detections, full_run
 from popdice.traces.runner import run_detector_mg
 from popdice.traces.scoring import TARGET_RECALL, Score, score
-from popdice.traces.sensor import driver_mg
+from popdice.traces.trace import driver_mg
 from popdice.traces.tune import (
     GRID,
     Fits,

@@ -101,7 +101,7 @@ def wheel_modules(wheel: Path) -> dict[str, str]:
 
 def test_the_wheel_holds_the_product_and_no_lab_code(wheel):
     modules = wheel_modules(wheel)
-    for product in ("popdice.traces.tune", "popdice.traces.scenes", "popdice_fw.codec"):
+    for product in ("popdice.traces.tune", "popdice.sim.physics.scenes", "popdice_fw.codec"):
         assert product in modules
     assert sorted(m for m in modules if LAB_PARTS & set(m.split("."))) == []
     assert sorted(m for m, source in modules.items() if "popdice_lab" in source) == []

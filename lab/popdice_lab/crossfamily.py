@@ -23,8 +23,7 @@ from typing import Any
 
 from popdice.traces.measured import Measured, defaults
 from popdice.traces.scoring import Score
-from popdice.traces.sensor import driver_mg
-from popdice.traces.trace import Trace
+from popdice.traces.trace import Trace, driver_mg
 from popdice.traces.tune import Fits, Recording, Tuner, score_in_micropython
 
 from .causes import kind_of

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from popdice.traces import scenes
+from popdice.sim.physics import scenes
 from popdice_lab.pictures import catalog, detector_plot, led_dice, table_screenshot
 from popdice_lab.pictures.__main__ import main
 

@@ -2,7 +2,7 @@
 
 The table's keys use these with simulated devices, so a game on the laptop goes through the
 same firmware path as at a real table: a dome press is an accelerometer trace from the
-physical model (popdice.traces) fed to the simulated LIS3DH, which the firmware's own
+physical model (popdice.sim.physics) fed to the simulated LIS3DH, which the firmware's own
 detector has to recognise; a handheld button is pressed and released on its pin.
 Nothing here waits for the firmware to answer: the answer comes as the device's event.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import random
 
-from ..traces.scenes import knock_trace, press_trace
 from .control import SimControl
+from .physics.scenes import knock_trace, press_trace
 
 HANDHELD_BUTTONS = ("roll", "peek", "reveal")
 CLICK_MS = 80.0

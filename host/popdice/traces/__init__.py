@@ -1,23 +1,5 @@
-"""Accelerometer traces of the popper: a physical model of presses and of everything that
-is not one, labelled traces made from it, and running the firmware's press detector over
-them (``popdice detect``, ``bench/detect.py``)."""
-
-from .scenes import (
-    KINDS,
-    OTHER_KINDS,
-    PRESS_KINDS,
-    Trace,
-    knock_trace,
-    press_trace,
-    trace,
-)
-
-__all__ = [
-    "KINDS",
-    "OTHER_KINDS",
-    "PRESS_KINDS",
-    "Trace",
-    "knock_trace",
-    "press_trace",
-    "trace",
-]
+"""Accelerometer traces of the popper and what users do with them: record them from a popper
+(``popdice record``), fit the detector's settings to labelled ones (``popdice tune``,
+``popdice calibrate``), run the firmware's detector over one (``popdice detect``), and score
+its detections against the labels. The physical model that makes traces for the simulators
+is ``popdice.sim.physics``."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..deploy.files import FIRMWARE_DIR
 from ..errors import PopdiceError
-from .sensor import driver_mg
+from .trace import driver_mg
 
 RUNNER = Path(__file__).resolve().with_name("upy") / "run_detector.py"
 HEAP_SIZE = "192K"

@@ -36,7 +36,7 @@ from .files import TraceError, read_labels, read_trace
 from .measured import Measured, check_settings, defaults, detections, firmware_settings
 from .runner import run_detector_mg
 from .scoring import PRESS_SPAN_MS, TARGET_LATENCY_SAMPLES, Score, score
-from .sensor import driver_mg
+from .trace import driver_mg
 
 TRACE_SUFFIXES = (".csv.xz", ".csv.gz", ".csv")
 MIN_PRESSES = 20

@@ -1,5 +1,5 @@
 """The first model family: the project's original physical model of a popper on a table
-(``traces/physics.py`` read through ``traces/sensor.py``), in the families' interface.
+(``popdice/sim/physics/mechanics.py`` read through ``sensor.py``), in the families' interface.
 
 That model draws its unit (mount, sensor errors, clock) afresh for every trace, so here a
 ``unit`` only seeds the mix of sessions: every unit of this family is the model's average
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from popdice.traces.scenes import OTHER_KINDS, PRESS_KINDS, trace
+from popdice.sim.physics.scenes import OTHER_KINDS, PRESS_KINDS, trace
 from popdice.traces.trace import Trace
 
 NAME = "table"

@@ -1,7 +1,7 @@
 """The detector plot: a press, a knock and a carry as the popper's accelerometer reads them,
 with what the firmware's settings-driven press detector made of each, sample by sample.
 
-The traces come from the physical model (``popdice.traces.scenes``, seeded); the detector is
+The traces come from the physical model (``popdice.sim.physics.scenes``, seeded); the detector is
 ``popdice_fw/impulse.py`` itself, with its shipped defaults, loaded into CPython as the tuner
 loads it (``traces.measured``), fed each sample as the driver hands it over. For every sample
 the plot keeps the detector's state (shaded), its impulse in the press's direction against
@@ -15,10 +15,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from popdice.traces import scenes
+from popdice.sim.physics import scenes
 from popdice.traces.measured import defaults, firmware_module
-from popdice.traces.sensor import driver_mg
-from popdice.traces.trace import Trace
+from popdice.traces.trace import Trace, driver_mg
 
 from .svg import DRAWN_BY, Canvas
 
@@ -97,7 +96,7 @@ def draw(panels: list[tuple[str, Trace, list[Sample]]]) -> bytes:
     canvas.text(
         20,
         50,
-        "traces from the physical model (popdice.traces, seeded); the firmware's impulse.py, "
+        "traces from the physical model (popdice.sim.physics, seeded); the firmware's impulse.py, "
         "shipped settings, decides on each sample (400 Hz)",
         11,
         fill=MUTED,

@@ -1,5 +1,6 @@
 """The LIS3DH as the model sees it (sample clock, mounting, offsets, noise, range, 4 mg
-steps) and what the firmware's driver makes of its readings (integer milli-g).
+steps); what the firmware's driver makes of its readings (integer milli-g) is
+``popdice.traces.trace.driver_mg``.
 
 - Clock: the part samples on its own oscillator, 400 Hz within 2% (one error per trace);
   each instant wanders by a normal jitter of 0.01-0.06 ms (one level per trace, capped at
@@ -16,18 +17,14 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from array import array
-from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ...traces.trace import FULL_SCALE_G, MG_PER_DIGIT
 from .geometry import IDENTITY, Mat, Vec, apply, compose, random_rotation, rotation
-from .physics import Motion
+from .mechanics import Motion
 
 ODR_HZ = 400
 PERIOD_MS = 1000.0 / ODR_HZ
-FULL_SCALE_G = 8.0
-MG_PER_DIGIT = 4
-DIGIT_LIMIT = 2048  # 12-bit readings: -2048..2047 digits
 RATE_ERROR = 0.02
 JITTER_MS = (0.01, 0.06)
 JITTER_LIMIT_MS = 0.3
@@ -59,23 +56,6 @@ def quantise_g(g: float) -> float:
     """A reading of ``g`` as the part reports it: clipped to the range, in 4 mg steps."""
     g = min(max(g, -FULL_SCALE_G), FULL_SCALE_G)
     return round(round(g * 1000.0 / MG_PER_DIGIT) * MG_PER_DIGIT / 1000.0, G_DECIMALS)
-
-
-def driver_mg(samples: Iterable[Iterable[float]]) -> array:
-    """What the driver hands the detector for readings in g: x, y, z integers in milli-g,
-    flattened. It follows the simulated LIS3DH exactly (which holds samples as 32-bit
-    floats, clips to the range, rounds to a digit and saturates at 12 bits) and then the
-    driver (digits times 4 mg)."""
-    flat = array("f")
-    for sample in samples:
-        flat.extend(sample)
-    out = array("h", bytes(2 * len(flat)))
-    for i, g in enumerate(flat):
-        g = min(max(g, -FULL_SCALE_G), FULL_SCALE_G)
-        digits = round(g * 1000.0 / MG_PER_DIGIT)
-        digits = min(max(digits, -DIGIT_LIMIT), DIGIT_LIMIT - 1)
-        out[i] = digits * MG_PER_DIGIT
-    return out
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Labelled traces: sessions at the table put together from the events of ``physics.py``
+"""Labelled traces: sessions at the table put together from the events of ``mechanics.py``
 and read through a LIS3DH (``sensor.py``).
 
 ``trace(kind, seed, seconds)`` is deterministic: the same arguments give the same trace (on
@@ -25,11 +25,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from . import physics
+from ...traces.trace import Trace
+from . import mechanics
 from .geometry import UP, Vec
-from .physics import Motion
+from .mechanics import Motion
 from .sensor import Lis3dh, sample_times
-from .trace import Trace
 
 PRESS_KINDS = (
     "presses",
@@ -54,35 +54,35 @@ class _Session:
     ) -> None:
         self.rng = rng
         times = sample_times(rng, seconds, steady_clock)
-        self.motion = Motion(times, up, physics.Mount.random(rng))
+        self.motion = Motion(times, up, mechanics.Mount.random(rng))
         self.presses: list[float] = []
         self.events: list[tuple[float, str]] = []
         self.end_ms = self.motion.end_ms - LEAD_OUT_MS
 
     def press(self, at_ms: float, peak_g: float | None = None) -> float:
         if peak_g is None:
-            peak_g = physics.press_strength(self.rng)
+            peak_g = mechanics.press_strength(self.rng)
         self.presses.append(round(at_ms, TIME_DECIMALS))
-        release = physics.press(self.motion, self.rng, at_ms, peak_g)
+        release = mechanics.press(self.motion, self.rng, at_ms, peak_g)
         self.note(at_ms, f"press {peak_g:.2f} g")
         self.note(release, "release")
         return release
 
     def knock(self, at_ms: float, peak_g: float | None = None) -> float:
         if peak_g is None:
-            peak_g = physics.knock_strength(self.rng)
+            peak_g = mechanics.knock_strength(self.rng)
         self.note(at_ms, f"knock {peak_g:.2f} g")
-        return physics.knock(self.motion, self.rng, at_ms, peak_g)
+        return mechanics.knock(self.motion, self.rng, at_ms, peak_g)
 
     def buzz(self, at_ms: float, length_ms: float, level_g: float | None = None) -> None:
         if level_g is None:
-            level_g = physics.buzz_level(self.rng)
+            level_g = mechanics.buzz_level(self.rng)
         self.note(at_ms, f"buzz {level_g:.2f} g")
-        physics.buzz(self.motion, self.rng, at_ms, length_ms, level_g)
+        mechanics.buzz(self.motion, self.rng, at_ms, length_ms, level_g)
 
     def lean(self, at_ms: float) -> float:
         self.note(at_ms, "lean")
-        return physics.lean(self.motion, self.rng, at_ms)
+        return mechanics.lean(self.motion, self.rng, at_ms)
 
     def note(self, at_ms: float, what: str) -> None:
         self.events.append((round(at_ms, TIME_DECIMALS), what))
@@ -99,15 +99,15 @@ def _single_press(s: _Session, at: float) -> float:
 
 
 def _burst(s: _Session, at: float) -> float:
-    strength = physics.press_strength(s.rng)
+    strength = mechanics.press_strength(s.rng)
     for _ in range(s.rng.randint(2, 5)):
         at = s.press(at, strength) + s.gap(100.0, 500.0)
-        strength = physics.burst_strength(s.rng, strength)
+        strength = mechanics.burst_strength(s.rng, strength)
     return at + s.gap(300.0, 2000.0)
 
 
 def _press_after_knock(s: _Session, at: float) -> float:
-    s.knock(at, min(physics.knock_strength(s.rng), 2.0))
+    s.knock(at, min(mechanics.knock_strength(s.rng), 2.0))
     return s.press(at + s.gap(200.0, 1000.0)) + s.gap(300.0, 2500.0)
 
 
@@ -130,18 +130,18 @@ def _knock(s: _Session, at: float) -> float:
 
 def _bump(s: _Session, at: float) -> float:
     s.note(at, "bump")
-    return physics.bump(s.motion, s.rng, at) + s.gap(500.0, 4000.0)
+    return mechanics.bump(s.motion, s.rng, at) + s.gap(500.0, 4000.0)
 
 
 def _handling(s: _Session, at: float) -> float:
     s.note(at, "pick up")
-    landed = physics.handle(s.motion, s.rng, at)
+    landed = mechanics.handle(s.motion, s.rng, at)
     s.note(landed, "put down")
     return landed + s.gap(800.0, 5000.0)
 
 
 def _buzzing(s: _Session, at: float) -> float:
-    level = physics.buzz_level(s.rng)
+    level = mechanics.buzz_level(s.rng)
     if s.rng.random() < 0.5:
         bursts, on, off = s.rng.randint(2, 8), (400.0, 1500.0), (300.0, 1000.0)
     else:
@@ -197,7 +197,7 @@ def trace(kind: str, seed: int, seconds: float = 60.0) -> Trace:
     if kind not in _STEPS:
         raise ValueError(f"unknown trace kind {kind!r} (choose from {', '.join(KINDS)})")
     rng = random.Random(f"popdice-traces:{kind}:{seed}")
-    session = _Session(rng, seconds, physics.slope_up(rng))
+    session = _Session(rng, seconds, mechanics.slope_up(rng))
     sensor = Lis3dh.random(rng)
     at = LEAD_IN_MS + rng.uniform(0.0, 500.0)
     while at < session.end_ms:
@@ -255,10 +255,10 @@ def knock_trace(
 
 def carry_trace(seed: int = 0, onset_ms: float = 800.0, seconds: float = 6.0) -> Trace:
     """The unit beside ``press_trace``'s picked up, held or carried for 0.5-8 s and put down
-    at a new heading (``physics.handle``); a trace that ends first cuts the carry short."""
+    at a new heading (``mechanics.handle``); a trace that ends first cuts the carry short."""
 
     def carry(s: _Session) -> None:
         s.note(onset_ms, "pick up")
-        s.note(physics.handle(s.motion, s.rng, onset_ms), "put down")
+        s.note(mechanics.handle(s.motion, s.rng, onset_ms), "put down")
 
     return _one_event(seed, seconds, "carry", carry)
