@@ -207,12 +207,15 @@ def play_then_die(script: str, data_dir: Path) -> None:
 def quiet_table(monkeypatch: pytest.MonkeyPatch) -> list[TableApp]:
     """``popdice table`` without a screen or devices: as if in a terminal, the devices it opens
     are stand-ins, and its app is kept (returned list) instead of run."""
+    from popdice.cli import table as table_command
     from popdice.table import cli
     from popdice.table.app import TableApp
 
     opened: list[TableApp] = []
     stand_ins = {"popper": FakePopper, "handheld": FakeHandheld}
     monkeypatch.setattr(cli, "has_terminal", lambda: True)
-    monkeypatch.setattr(cli, "_open_device", lambda _stack, board, *_: stand_ins[board]())
+    monkeypatch.setattr(
+        table_command, "open_board", lambda _stack, board, *_: (stand_ins[board](), None)
+    )
     monkeypatch.setattr(TableApp, "run", lambda app: opened.append(app))
     return opened

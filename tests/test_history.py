@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from table_support import FakePopper
 
+from popdice.cli.table import add_table_arguments
 from popdice.errors import PopdiceError
-from popdice.table.cli import HISTORY_COLUMNS, add_history_arguments, add_table_arguments
+from popdice.table.cli import HISTORY_COLUMNS, add_history_arguments
 from popdice.table.journal import Journal
 from popdice.table.session import TableSession
 
@@ -240,7 +241,7 @@ def test_table_resume_refuses_before_any_device_is_opened(
 ) -> None:
     opened: list[str] = []
     monkeypatch.setattr(
-        "popdice.table.cli._open_device", lambda _stack, board, *_: opened.append(board)
+        "popdice.cli.table.open_board", lambda _stack, board, *_: opened.append(board)
     )
     monkeypatch.setattr("popdice.table.cli.has_terminal", lambda: True)
     journal_has()
@@ -296,7 +297,7 @@ def test_the_demo_without_a_terminal_prints_how_to_start_the_table(
             return True
 
     started: list[str] = []
-    monkeypatch.setattr(table_cli, "run_table", lambda args: started.append(args.game) or 0)
+    monkeypatch.setattr(table_cli, "run_table", lambda args, **_: started.append(args.game) or 0)
     monkeypatch.setattr(demo, "run_demo", lambda real: 0)
     monkeypatch.setattr(sys, "stdin", Keyboard())  # a terminal in, but the output is piped
     assert main(["demo", "--sim", "--table", "ringer"]) == 0

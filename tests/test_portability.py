@@ -98,9 +98,9 @@ def test_the_table_opens_the_board_on_windows(board, tmp_path):
         "win32",
         {"COM3": (*PICO, board.port)},
         "from contextlib import ExitStack\n"
-        "from popdice.table.cli import _open_device\n"
+        "from popdice.cli.table import open_board\n"
         "with ExitStack() as stack:\n"
-        "    print(_open_device(stack, 'popper', False, {}).info.board)\n",
+        "    print(open_board(stack, 'popper', False)[0].info.board)\n",
     )
     assert opened.returncode == 0, opened.stderr
     assert opened.stdout.strip() == "popper" and opened.stderr == ""

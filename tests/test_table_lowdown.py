@@ -15,9 +15,9 @@ from test_table_app import SIZE, command, shown, wait_until
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
+from popdice.cli.table import add_table_arguments
 from popdice.devices.handheld import CommitmentMismatch, Reveal
 from popdice.table.app import TableApp
-from popdice.table.cli import add_table_arguments
 from popdice.table.commands import parse
 from popdice.table.journal import Journal
 from popdice.table.lowdown_table import LowdownTable

@@ -151,7 +151,7 @@ def run_table_demo(game: str, players: str, interactive: bool) -> int:
         )
         return 0
     print(f"starting the table: {game} for {players} on simulated devices", flush=True)
-    from ..table.cli import add_table_arguments
+    from .table import add_table_arguments
 
     parser = argparse.ArgumentParser(prog="popdice table")
     add_table_arguments(parser)

@@ -107,7 +107,7 @@ SUBCOMMANDS = (
     (
         "table",
         "play a game at the table with the popper, scored live on the laptop",
-        "popdice.table.cli:add_table_arguments",
+        "popdice.cli.table:add_table_arguments",
     ),
     (
         "history",

@@ -4,7 +4,7 @@ Everything the players do goes through ``TableSession``; this module only shows 
 and turns keys and typed commands into session calls. Popper and handheld events arrive on
 worker threads (one ``DeviceWatch`` per device, which also finds an unplugged device again
 by its id) and are handed to the UI thread with ``call_from_thread``. With simulated
-devices the keys act through ``SimulatedHands``: F2 is a press on the dome that the
+devices the keys act through ``Hands``: F2 is a press on the dome that the
 firmware's own detector has to see, F3/F4 push the handheld's ROLL/REVEAL, F5 knocks.
 The log shows every line the session logs, so a reveal that follows a move is shown too; a
 commitment that does not match, and a journal that cannot be written, are also shouted (a
@@ -25,8 +25,8 @@ from textual.widgets import Footer, Input, RichLog, Static
 
 from ..devices.reattach import Back, DeviceWatch, Lost, WatchReport, port_of
 from ..errors import PopdiceError
-from ..sim.hands import SimulatedHands
 from .commands import HELP, parse
+from .devices import Hands
 from .dice_view import DiceView
 from .help import HelpScreen
 from .lowdown_table import LowdownTable
@@ -63,7 +63,7 @@ class TableApp(App[None]):
         self,
         session: TableSession,
         simulated: bool = False,
-        hands: Mapping[str, SimulatedHands] | None = None,
+        hands: Mapping[str, Hands] | None = None,
         avoid_ports: Collection[str] = (),
     ) -> None:
         super().__init__()
@@ -218,7 +218,7 @@ class TableApp(App[None]):
     def action_knock(self) -> None:
         self.use_hands("popper", "knock the table", lambda hands: hands.knock_table())
 
-    def use_hands(self, board: str, what: str, act: Callable[[SimulatedHands], Any]) -> None:
+    def use_hands(self, board: str, what: str, act: Callable[[Hands], Any]) -> None:
         hands = self.hands.get(board)
         if hands is None:
             return
@@ -226,9 +226,7 @@ class TableApp(App[None]):
         self.act_in_background(hands, act)
 
     @work(thread=True, group="hands")
-    def act_in_background(
-        self, hands: SimulatedHands, act: Callable[[SimulatedHands], Any]
-    ) -> None:
+    def act_in_background(self, hands: Hands, act: Callable[[Hands], Any]) -> None:
         try:
             act(hands)
         except PopdiceError as error:

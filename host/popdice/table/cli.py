@@ -1,26 +1,27 @@
 """The ``popdice table`` and ``popdice history`` commands: parsers and what they run.
 
-``add_table_arguments(parser)`` and ``add_history_arguments(parser)`` give each its
-arguments and set ``run`` to a function taking the parsed arguments and returning the exit
-code. Bad input raises a ``PopdiceError`` (one line).
+``add_table_arguments(parser, open_device)`` and ``add_history_arguments(parser)`` give each
+its arguments and set ``run`` to a function taking the parsed arguments and returning the
+exit code. The table's devices come from ``open_device`` (``popdice.cli.table`` gives the
+command's: boards over USB, or simulated ones). Bad input raises a ``PopdiceError`` (one
+line).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from contextlib import ExitStack
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..console.columns import aligned
 from ..errors import JournalError, PopdiceError
 from ..games.fields import shown
+from .devices import Hands, OpenDevice
 from .journal import JOURNAL_FILE, MAX_GAME_ID, GameRecord, Journal, data_dir
 from .journal_rows import TABLE_GAMES
-
-if TYPE_CHECKING:
-    from ..sim.hands import SimulatedHands
 
 TABLE_EPILOG = """\
 examples:
@@ -66,7 +67,7 @@ HANDHELD_GAMES = ("lowdown",)
 """The games with secret dice: the table opens the handheld too."""
 
 
-def add_table_arguments(parser: argparse.ArgumentParser) -> None:
+def add_table_arguments(parser: argparse.ArgumentParser, open_device: OpenDevice) -> None:
     parser.description = (
         "Finds the popper (and for Lowdown the handheld) over USB, or starts "
         "simulated ones with --sim, or when none is plugged in, and says so; then runs the "
@@ -86,7 +87,7 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
         help="Lowdown: change a rule setting, e.g. end_grids=1 for a short game (repeatable)",
     )
     parser.add_argument("--resume", action="store_true", help="resume the last unfinished game")
-    parser.set_defaults(run=run_table)
+    parser.set_defaults(run=functools.partial(run_table, open_device=open_device))
 
 
 def add_history_arguments(parser: argparse.ArgumentParser) -> None:
@@ -217,7 +218,7 @@ def history_row(game: GameRecord) -> list[str]:
     return [str(game.id), started, game.game, game_state(game), players, winners, scores]
 
 
-def run_table(args: argparse.Namespace) -> int:
+def run_table(args: argparse.Namespace, open_device: OpenDevice) -> int:
     from .app import TableApp
     from .lock import GameLock
     from .referee import Refused
@@ -249,11 +250,11 @@ def run_table(args: argparse.Namespace) -> int:
             taken_over = stack.enter_context(GameLock(journal, last.id)).taken_over
             resumed = rebuild(journal, last.id)
             game = last.game
-        hands: dict[str, SimulatedHands] = {}
-        popper = _open_device(stack, "popper", args.sim, hands)
+        hands: dict[str, Hands] = {}
+        popper = _open(open_device, stack, "popper", args.sim, hands)
         handheld = None
         if game in HANDHELD_GAMES:
-            handheld = _open_device(stack, "handheld", args.sim, hands)
+            handheld = _open(open_device, stack, "handheld", args.sim, hands)
         if resumed is not None:
             session = TableSession.resumed(journal, *resumed, popper, handheld)
             if taken_over is not None:
@@ -274,32 +275,11 @@ def run_table(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
-def _open_device(
-    stack: ExitStack, board: str, simulated: bool, hands: dict[str, SimulatedHands]
+def _open(
+    open_device: OpenDevice, stack: ExitStack, board: str, simulated: bool, hands: dict[str, Hands]
 ) -> Any:
-    """The ``board`` (popper or handheld) over USB, or a simulated one (asked for, or when
-    none is plugged in, which it says); a simulated one's controls go into ``hands``."""
-    from ..devices.connect import connect_when_ready
-    from ..devices.discovery import find_port
-
-    port = None if simulated else find_port(board, real=True, simulated=False)
-    if port is None:
-        from ..errors import SimulatorError
-        from ..sim import SimulatedPico
-        from ..sim.hands import SimulatedHands
-
-        try:
-            sim = SimulatedPico(board)
-        except SimulatorError as error:
-            if simulated:
-                raise
-            raise PopdiceError(f"no {board} plugged in, and {error}") from None
-        if not simulated:
-            print(f"no {board} plugged in: using a simulated one", file=sys.stderr)
-        stack.enter_context(sim)
-        hands[board] = SimulatedHands(stack.enter_context(sim.control()))
-        port = sim.port
-    client = stack.enter_context(connect_when_ready(port))
-    if client.info.board != board:
-        raise PopdiceError(f"{port} is a {client.info.board}, not a {board}")
+    """The ``board``'s client from ``open_device``; a simulated one's hands go into ``hands``."""
+    client, board_hands = open_device(stack, board, simulated)
+    if board_hands is not None:
+        hands[board] = board_hands
     return client

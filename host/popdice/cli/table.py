@@ -1,0 +1,49 @@
+"""``popdice table`` as the command runs it: the table (``popdice.table``) with its boards,
+found over USB, or simulated ones (asked for with ``--sim``, or when none is plugged in),
+whose hands the table's keys act through. ``popdice history`` needs no board and is
+``popdice.table.cli``'s alone."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import ExitStack
+from typing import Any
+
+from ..errors import PopdiceError
+from ..table import cli as table_cli
+from ..table.devices import Hands
+
+
+def add_table_arguments(parser: argparse.ArgumentParser) -> None:
+    table_cli.add_table_arguments(parser, open_board)
+
+
+def open_board(stack: ExitStack, board: str, simulated: bool) -> tuple[Any, Hands | None]:
+    """The ``board`` (popper or handheld) over USB, or a simulated one (asked for, or when
+    none is plugged in, which it says) with the hands on it."""
+    from ..devices.connect import connect_when_ready
+    from ..devices.discovery import find_port
+
+    hands = None
+    port = None if simulated else find_port(board, real=True, simulated=False)
+    if port is None:
+        from ..errors import SimulatorError
+        from ..sim import SimulatedPico
+        from ..sim.hands import SimulatedHands
+
+        try:
+            sim = SimulatedPico(board)
+        except SimulatorError as error:
+            if simulated:
+                raise
+            raise PopdiceError(f"no {board} plugged in, and {error}") from None
+        if not simulated:
+            print(f"no {board} plugged in: using a simulated one", file=sys.stderr)
+        stack.enter_context(sim)
+        hands = SimulatedHands(stack.enter_context(sim.control()))
+        port = sim.port
+    client = stack.enter_context(connect_when_ready(port))
+    if client.info.board != board:
+        raise PopdiceError(f"{port} is a {client.info.board}, not a {board}")
+    return client, hands
