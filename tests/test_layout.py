@@ -1,8 +1,10 @@
 """The package's layout: imports go one way. Each package of host/popdice sits in a layer
 and imports only from layers below its own, and no two modules import each other, even
-through others or inside a function (the kind of circle a late import hides). Imports under
-``if TYPE_CHECKING:`` never run and are left out; so is the facade's lazy ``popdice.X``
-(``popdice/__init__.py`` imports nothing when loaded, so it sits at the bottom)."""
+through others, inside a function (the kind of circle a late import hides) or under
+``if TYPE_CHECKING:`` (a circle of types is still a circle). Packages that share a layer do
+not import each other: the table and the simulator meet only in the command line. The
+facade's lazy ``popdice.X`` is left out (``popdice/__init__.py`` imports nothing when
+loaded, so it sits at the bottom), and nothing in the package imports the development lab."""
 
 from __future__ import annotations
 
@@ -19,8 +21,7 @@ LAYERS = (
     ("popdice.games", "popdice.devices"),
     ("popdice.deploy",),
     ("popdice.wiring", "popdice.traces"),
-    ("popdice.sim",),
-    ("popdice.table",),
+    ("popdice.sim", "popdice.table"),
     ("popdice.cli", "popdice.hil"),
 )
 
@@ -44,13 +45,14 @@ def host_modules() -> dict[str, Path]:
 MODULES = host_modules()
 
 
-def run_time_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
-    """The import statements of a module that can run: all but those under TYPE_CHECKING."""
+def import_statements(tree: ast.AST, type_checking: bool) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements of a module, those under TYPE_CHECKING only if ``type_checking``."""
     found: list[ast.Import | ast.ImportFrom] = []
     todo = [tree]
     while todo:
         node = todo.pop()
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+        guarded = isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        if isinstance(node, ast.If) and guarded and not type_checking:
             todo.extend(node.orelse)
             continue
         if isinstance(node, ast.Import | ast.ImportFrom):
@@ -60,12 +62,14 @@ def run_time_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
 
 
 def imported(name: str, path: Path) -> list[tuple[str, int]]:
-    """The package's modules that ``name`` imports, anywhere in it, with the line. Importing
-    a module loads its packages' ``__init__`` too; that is not counted as importing them."""
+    """The package's modules that ``name`` imports, anywhere in it (under TYPE_CHECKING too,
+    but for the facade's), with the line. Importing a module loads its packages'
+    ``__init__`` too; that is not counted as importing them."""
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     ancestors = {".".join(name.split(".")[:n]) for n in range(1, name.count(".") + 1)}
     found = []
-    for node in run_time_imports(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in import_statements(tree, type_checking=name != "popdice"):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -129,3 +133,17 @@ def test_no_two_modules_import_each_other() -> None:
 
     circles = sorted(f"{a} <-> {b}" for a in graph for b in graph[a] if a < b and reaches(b, a))
     assert circles == []
+
+
+def test_nothing_in_the_package_imports_the_lab() -> None:
+    importers = []
+    for module, path in host_modules_and_stand_ins().items():
+        for node in import_statements(ast.parse(path.read_text(encoding="utf-8")), True):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            if any((n or "").split(".")[0] == "popdice_lab" for n in names):
+                importers.append(f"{module}:{node.lineno}")
+    assert importers == []
+
+
+def host_modules_and_stand_ins() -> dict[str, Path]:
+    return {module_name(path): path for path in PACKAGE.rglob("*.py")}

@@ -1,8 +1,14 @@
-"""What both simulator backends keep alike: the physical world around a board (its cable,
+"""The board core: the one interface through which the supervisor and the control channel
+meet a simulated board, whichever backend runs its firmware (``core.SimCore``, the unix
+port; ``rp2040.core.Rp2040Core``, the emulated RP2040).
+
+``BoardCore`` keeps what both backends share: the physical world around a board (its cable,
 held buttons, VSYS, the popper's resting tilt) and what the board last showed (LED frames,
-the display, PWM outputs), with the events that report it. A backend says how a change of
-the world reaches its firmware (``_drive_button``, ``_send_vsys``, ``_send_rest``) and which
-process and flash are its own (``_pid``, ``_flash_path``)."""
+the display, PWM outputs), with the events that report it. A backend starts and stops its
+board, carries out the operations that differ (``click``, ``feed_accel``, ``unplug``,
+``plug``, ``reset``, ``accel_stats``), and says how a change of the world reaches its
+firmware (``_drive_button``, ``_send_vsys``, ``_send_rest``) and which process and flash are
+its own (``_pid``, ``_flash_path``)."""
 
 from __future__ import annotations
 
@@ -28,7 +34,9 @@ class SimPaths:
     hardware: Path
 
 
-class BoardWorld:
+class BoardCore:
+    """One simulated board: its world, what it shows, and the operations on it."""
+
     def __init__(
         self,
         kind: str,
@@ -53,6 +61,38 @@ class BoardWorld:
         self.stopped = asyncio.Event()
 
     # --- what a backend provides
+
+    async def start(self) -> None:
+        """Powers the board on; returns once its firmware runs."""
+        raise NotImplementedError
+
+    async def stop(self) -> None:
+        """Ends the board's firmware and closes its channels; sets ``stopped``."""
+        raise NotImplementedError
+
+    async def click(self, button: str, hold_ms: float) -> None:
+        raise NotImplementedError
+
+    async def feed_accel(self, samples: Sequence[Sequence[float]], wait: bool) -> int:
+        """Queues accelerometer samples (g) for the board; returns the batch's id, once the
+        board has read them all if ``wait``."""
+        raise NotImplementedError
+
+    async def unplug(self) -> None:
+        raise NotImplementedError
+
+    async def plug(self) -> None:
+        raise NotImplementedError
+
+    async def reset(self) -> None:
+        raise NotImplementedError
+
+    async def accel_stats(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def emulator_stats(self) -> dict[str, Any]:
+        """The emulator's own figures; only a backend that emulates a chip has them."""
+        raise SimulatorError("the unix-port simulator has no emulated RP2040 to ask")
 
     def _drive_button(self, pin: int, pressed: bool) -> None:
         raise NotImplementedError

@@ -13,21 +13,18 @@ import asyncio
 import contextlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import SimulatorError
 from . import protocol
-
-if TYPE_CHECKING:
-    from .core import SimCore
-    from .rp2040.core import Rp2040Core
+from .board_core import BoardCore
 
 LINE_LIMIT = 16 << 20
 SUBSCRIBER_BACKLOG = 8 << 20  # bytes: a subscriber further behind than this is dropped
 
 
 class ControlServer:
-    def __init__(self, path: Path, core: SimCore | Rp2040Core) -> None:
+    def __init__(self, path: Path, core: BoardCore) -> None:
         self.path = path
         self._core = core
         self._server: asyncio.AbstractServer | None = None
@@ -129,10 +126,7 @@ class ControlServer:
         if op == "output":
             return core.output.text()
         if op == "emulator":
-            stats = getattr(core, "emulator_stats", None)
-            if stats is None:
-                raise SimulatorError("the unix-port simulator has no emulated RP2040 to ask")
-            return await stats()
+            return await core.emulator_stats()
         if op in ("mark", "subscribe"):
             return core.events.seq
         raise SimulatorError(f"unknown control operation {op!r}")

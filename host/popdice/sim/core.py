@@ -20,11 +20,11 @@ from typing import Any
 from ..errors import SimulatorError
 from . import protocol, wiring
 from .accelfeed import AccelFeeder
+from .board_core import BoardCore, SimPaths
 from .control_server import ControlServer
 from .events import OutputRing
 from .port import PtyPort
 from .sidechannel import ShimChannel
-from .world import BoardWorld, SimPaths
 
 # The heap of a Pico (docs/rp2040.md). The shims standing in for machine and
 # neopixel (in flash on a Pico) take some of it, so the simulator is a little stricter than
@@ -41,7 +41,7 @@ STATS_TIMEOUT_S = 2.0
 FEED_ENV = "POPDICE_SIM_FEED"
 
 
-class SimCore(BoardWorld):
+class SimCore(BoardCore):
     """One simulated board: its firmware process, its world, and what it shows."""
 
     def __init__(

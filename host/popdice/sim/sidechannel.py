@@ -14,18 +14,29 @@ import asyncio
 import contextlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import protocol
-
-if TYPE_CHECKING:
-    from .core import SimCore
 
 LINE_LIMIT = 1 << 20
 
 
+class ShimPeer(Protocol):
+    """What the channel needs of the board it serves (``core.SimCore`` is one): which boot
+    may connect, the world to send a new connection, and where the shims' reports go."""
+
+    @property
+    def boots(self) -> int: ...
+
+    def world_messages(self) -> list[dict[str, Any]]: ...
+
+    def shim_connected(self) -> None: ...
+
+    def on_shim_message(self, message: dict[str, Any]) -> None: ...
+
+
 class ShimChannel:
-    def __init__(self, path: Path, core: SimCore) -> None:
+    def __init__(self, path: Path, core: ShimPeer) -> None:
         self.path = path
         self._core = core
         self._server: asyncio.AbstractServer | None = None

@@ -26,19 +26,15 @@ import threading
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..deploy.unix_port import find_micropython
 from ..devices import sim_registry
 from ..errors import PopdiceError, SimulatorError
 from . import wiring
+from .board_core import BoardCore, SimPaths
 from .control import SimControl
 from .core import SimCore
 from .events import OutputRing
-from .world import SimPaths
-
-if TYPE_CHECKING:
-    from .rp2040.core import Rp2040Core
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
@@ -101,7 +97,7 @@ class SimulatedPico:
         self._own_flash = False
         self._output = OutputRing()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._core: SimCore | Rp2040Core | None = None
+        self._core: BoardCore | None = None
         self._thread: threading.Thread | None = None
 
     # --- lifecycle
@@ -269,13 +265,11 @@ class SimulatedPico:
             self._loop = None
             loop.close()
 
-    async def _start_core(self, paths: SimPaths, micropython: str) -> SimCore | Rp2040Core:
+    async def _start_core(self, paths: SimPaths, micropython: str) -> BoardCore:
         if self.backend == "rp2040":
             from .rp2040.core import Rp2040Core
 
-            core: SimCore | Rp2040Core = Rp2040Core(
-                self.kind, self.device_id, paths, self.hold, self._output
-            )
+            core: BoardCore = Rp2040Core(self.kind, self.device_id, paths, self.hold, self._output)
         else:
             core = SimCore(self.kind, self.device_id, paths, micropython, self.hold, self._output)
         await core.start()

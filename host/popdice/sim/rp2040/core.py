@@ -25,10 +25,10 @@ from typing import Any
 from ...errors import SimulatorError
 from .. import protocol, wiring
 from ..accelfeed import check_samples
+from ..board_core import BoardCore, SimPaths
 from ..control_server import ControlServer
 from ..events import OutputRing
 from ..port import PtyPort
-from ..world import BoardWorld, SimPaths
 from . import tools
 
 FLASH_FILE = "flash.bin"
@@ -42,7 +42,7 @@ RESTART_BACKOFF_S = 1.0
 SERIAL_LOG = 4096
 
 
-class Rp2040Core(BoardWorld):
+class Rp2040Core(BoardCore):
     """One emulated board: its runner process, its world, and what it shows."""
 
     def __init__(
