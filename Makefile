@@ -70,20 +70,20 @@ bench: $(READY)
 	$(BIN)/python bench/link.py
 	$(BIN)/python bench/simulate.py
 
-# How long `popdice --help`, `check ringer` and `status` take, and closing a client (issue 14).
+# How long `popdice --help`, `check ringer` and `status` take, and closing a client.
 bench-cli: $(READY)
 	$(BIN)/python bench/cli.py
 
 # How many presses of each model family look like a moment without a press within the
 # sensor's noise, the recall that leaves, and how many have their main blow later than the
-# latency allows (issue 11). Needs numpy, installed into .venv only here
+# latency allows. Needs numpy, installed into .venv only here
 # (requirements/analysis.txt).
 bench-lookalike: $(READY)
 	$(BIN)/python -m pip install --quiet -r requirements/analysis.txt
 	$(BIN)/python bench/lookalike.py
 
 # The README's pictures in docs/images/, drawn by the project's own code (simulated boards, the
-# firmware's dice and detector, the table app); tests/test_pictures.py fails when one is stale.
+# firmware's dice and detector, the table app); tests/lab/test_pictures.py fails when one is stale.
 pictures: $(READY)
 	$(BIN)/python -m popdice_lab.pictures --out docs/images
 
