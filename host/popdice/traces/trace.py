@@ -1,9 +1,12 @@
 """A labelled accelerometer trace: samples as the LIS3DH reports them, their instants, and the
-onset of every press, the one data type every model of the popper produces; and what the
-firmware's driver hands the detector for such samples (``driver_mg``)."""
+onset and release of every press, the one data type every model of the popper produces; each
+press's main blow (``main_blows_ms``); and what the firmware's driver hands the detector for
+such samples (``driver_mg``)."""
 
 from __future__ import annotations
 
+import bisect
+import math
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -11,12 +14,19 @@ from dataclasses import dataclass, field
 FULL_SCALE_G = 8.0  # the LIS3DH's range as the firmware sets it
 MG_PER_DIGIT = 4  # high-resolution mode at +-8 g
 DIGIT_LIMIT = 2048  # 12-bit readings: -2048..2047 digits
+MAIN_BLOW_WINDOW_MS = 40.0  # a press's main blow is looked for this long after its onset
 
 
 @dataclass(frozen=True)
 class Trace:
     """Samples as the LIS3DH reports them (g, 4 mg steps) at their instants (ms), with the
-    onset of every press (ms, same clock)."""
+    onset of every press (ms, same clock).
+
+    ``releases_ms`` gives each press's release blow, one a press in the order of
+    ``press_times_ms``, each after its press's onset and before the next press's: the instant
+    the dome snaps back, or for a dome that does not click the instant the finger's force falls
+    away. It is empty where the model (or a recording) does not know; a release may fall after
+    the last sample when the trace ends during a hold."""
 
     t_ms: list[float]
     samples_g: list[tuple[float, float, float]]
@@ -24,11 +34,38 @@ class Trace:
     kind: str = ""
     seed: int = 0
     events: list[tuple[float, str]] = field(default_factory=list)  # (onset ms, what), all kinds
+    releases_ms: list[float] = field(default_factory=list)  # one a press, when it lets go
 
     @property
     def seconds(self) -> float:
         """First sample to last, and one period more."""
         return (self.t_ms[-1] - self.t_ms[0]) / 1000.0 + 0.0025 if self.t_ms else 0.0
+
+
+def step_g(trace: Trace, i: int) -> float:
+    """The step of sample ``i``: the size (g) of its difference from the sample before (x, y
+    and z together); 0 for the first sample."""
+    if i <= 0:
+        return 0.0
+    return math.dist(trace.samples_g[i], trace.samples_g[i - 1])
+
+
+def main_blows_ms(trace: Trace) -> list[float]:
+    """Each press's main blow (ms), one a press in the order of ``press_times_ms``: the first
+    sample whose step (``step_g``) reaches half the largest step among the samples at or after
+    the onset and no more than ``MAIN_BLOW_WINDOW_MS`` (40 ms) after it. A press with no sample
+    in that window (the trace ends first) gets its onset."""
+    blows = []
+    for onset in trace.press_times_ms:
+        first = bisect.bisect_left(trace.t_ms, onset)
+        last = bisect.bisect_right(trace.t_ms, onset + MAIN_BLOW_WINDOW_MS)
+        steps = [(trace.t_ms[i], step_g(trace, i)) for i in range(first, last)]
+        if not steps:
+            blows.append(onset)
+            continue
+        half = max(step for _, step in steps) / 2.0
+        blows.append(next(t for t, step in steps if step >= half))
+    return blows
 
 
 def driver_mg(samples: Iterable[Iterable[float]]) -> array:

@@ -22,8 +22,9 @@ Press (labelled; its time is the onset, the instant the dome's blow starts):
   slams of 6-10 g), onset over 0.3-1.2 ms;
 - along the dome's axis tipped by the finger: sideways part 0-15%; the unit rocks a little
   on its feet, a sideways ring at 30-90 Hz of 0-8% of the peak;
-- the release: the dome snaps back after a hold of 80-600 ms log-uniform (4% hold 0.6-1.5 s),
-  a blow of 5-30% of the press, downward first too (the dome pushes off the base);
+- the release (labelled too, with the instant its blow starts): the dome snaps back after a
+  hold of 80-600 ms log-uniform (4% hold 0.6-1.5 s), a blow of 5-30% of the press, downward
+  first too (the dome pushes off the base);
 - the presses of one burst differ in strength by a factor e^N(0, 0.25).
 
 Table knock (a knuckle, a fist, a card slapped down, a cup set down, anywhere on the table):

@@ -7,7 +7,8 @@ a second of the unit resting, so a detector can settle. ``press_trace`` and ``kn
 and ``carry_trace`` give one event on an upright unit at exactly 400 Hz, for the simulated
 LIS3DH.
 
-Kinds with presses (labelled with each press's onset):
+Kinds with presses (labelled with each press's onset and its release, the instant the dome
+snaps back: ``Trace.releases_ms``):
 - ``presses``: single presses, 1-5 s after the last one's release (one per turn);
 - ``bursts``: 2-5 presses in quick succession (the next 0.1-0.5 s after the release);
 - ``press_after_knock``: a knock on the table (at most 2 g), then a press 0.2-1 s later;
@@ -56,6 +57,7 @@ class _Session:
         times = sample_times(rng, seconds, steady_clock)
         self.motion = Motion(times, up, mechanics.Mount.random(rng))
         self.presses: list[float] = []
+        self.releases: list[float] = []
         self.events: list[tuple[float, str]] = []
         self.end_ms = self.motion.end_ms - LEAD_OUT_MS
 
@@ -64,6 +66,7 @@ class _Session:
             peak_g = mechanics.press_strength(self.rng)
         self.presses.append(round(at_ms, TIME_DECIMALS))
         release = mechanics.press(self.motion, self.rng, at_ms, peak_g)
+        self.releases.append(round(release, TIME_DECIMALS))
         self.note(at_ms, f"press {peak_g:.2f} g")
         self.note(release, "release")
         return release
@@ -206,13 +209,15 @@ def trace(kind: str, seed: int, seconds: float = 60.0) -> Trace:
         else:
             step = _pick(rng, _STEPS[kind])
         at = step(session, at)
+    labelled = [i for i, t in enumerate(session.presses) if t < session.motion.end_ms]
     return Trace(
         session.motion.t_ms,
         sensor.read(session.motion, rng),
-        [t for t in session.presses if t < session.motion.end_ms],
+        [session.presses[i] for i in labelled],
         kind,
         seed,
         sorted(session.events),
+        [session.releases[i] for i in labelled],
     )
 
 
@@ -221,7 +226,15 @@ def _one_event(seed: int, seconds: float, kind: str, event: Callable[[_Session],
     session = _Session(rng, seconds, UP, steady_clock=True)
     event(session)
     samples = Lis3dh.ideal().read(session.motion, rng)
-    return Trace(session.motion.t_ms, samples, session.presses, kind, seed, session.events)
+    return Trace(
+        session.motion.t_ms,
+        samples,
+        session.presses,
+        kind,
+        seed,
+        session.events,
+        session.releases,
+    )
 
 
 def press_trace(
