@@ -1,15 +1,18 @@
 """Each press's release: the physical model records when the dome snaps back, traces carry it
-(``Trace.releases_ms``) without a sample changing, and each press's main blow
-(``main_blows_ms``) lies within 40 ms of its onset."""
+(``Trace.releases_ms``) without a sample changing, labels files keep it, and each press's main
+blow (``main_blows_ms``) lies within 40 ms of its onset."""
 
 from __future__ import annotations
 
 import hashlib
+import json
+from pathlib import Path
 
 import pytest
 
 from popdice.sim.physics import PRESS_KINDS, knock_trace, press_trace, trace
 from popdice.sim.physics.mechanics import RELEASE_HOLD_MS, RELEASE_LONG_HOLD_MS
+from popdice.traces.files import TraceError, read_labels, read_releases, write_labels
 from popdice.traces.trace import MAIN_BLOW_WINDOW_MS, Trace, main_blows_ms, step_g
 
 # The model's traces as they were before releases were recorded (sha256 of their samples,
@@ -132,3 +135,62 @@ def test_main_blows_lie_within_40_ms_after_each_onset(kind: str) -> None:
         blow - onset <= 10.0 for onset, blow in zip(found.press_times_ms, blows, strict=True)
     )
     assert soon >= 0.8 * len(blows)
+
+
+# --- labels files
+
+
+def test_labels_with_releases_round_trip(tmp_path: Path) -> None:
+    made = trace("bursts", 2, 20.0)
+    assert made.releases_ms
+    path = tmp_path / "t.labels.json"
+    write_labels(path, made)
+    document = json.loads(path.read_text())
+    assert list(document) == ["presses_ms", "releases_ms", "kind", "seed"]
+    assert read_labels(path) == made.press_times_ms
+    assert read_releases(path) == made.releases_ms
+
+
+def test_labels_without_releases_read_as_none(tmp_path: Path) -> None:
+    path = tmp_path / "k.labels.json"
+    write_labels(path, trace("knocks", 1, 5.0))
+    assert "releases_ms" not in json.loads(path.read_text())
+    assert read_releases(path) is None
+    write_labels(path, Trace([0.0], [(0.0, 0.0, 1.0)], [0.0], "old"))
+    assert "releases_ms" not in json.loads(path.read_text())
+    assert read_releases(path) is None and read_labels(path) == [0.0]
+    (tmp_path / "list.json").write_text("[1, 2.5]")
+    assert read_releases(tmp_path / "list.json") is None
+    (tmp_path / "ints.json").write_text('{"presses_ms": [1, 2], "releases_ms": [1, 3]}')
+    assert read_releases(tmp_path / "ints.json") == [1.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ('{"presses_ms": [1], "releases_ms": 5}', "releases_ms is not a list of release times"),
+        ('{"presses_ms": [1], "releases_ms": null}', "releases_ms is not a list"),
+        ('{"presses_ms": [1], "releases_ms": ["2"]}', "release time '2' is not a number"),
+        ('{"presses_ms": [1], "releases_ms": [true]}', "release time True is not a number"),
+        ('{"presses_ms": [1], "releases_ms": [Infinity]}', "release time inf is not finite"),
+        ('{"presses_ms": [1, 5], "releases_ms": [2]}', "1 release times for 2 presses"),
+        ('{"presses_ms": [1], "releases_ms": [2, 3]}', "2 release times for 1 presses"),
+        ('{"presses_ms": [10, 20], "releases_ms": [15, 19.5]}', "19.5 is before its press at 20"),
+        ('{"presses_ms": ["1"], "releases_ms": [2]}', "press time '1' is not a number"),
+        ("{", "not JSON"),
+    ],
+)
+def test_bad_releases_are_one_line_trace_errors(
+    tmp_path: Path, document: str, message: str
+) -> None:
+    path = tmp_path / "bad.labels.json"
+    path.write_text(document)
+    with pytest.raises(TraceError, match=message) as raised:
+        read_releases(path)
+    assert "\n" not in str(raised.value) and str(path) in str(raised.value)
+
+
+def test_bad_releases_do_not_stop_reading_the_onsets(tmp_path: Path) -> None:
+    path = tmp_path / "l.json"
+    path.write_text('{"presses_ms": [10, 20], "releases_ms": [5]}')
+    assert read_labels(path) == [10.0, 20.0]

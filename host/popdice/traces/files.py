@@ -3,8 +3,9 @@
 A trace is CSV, ``t_ms,x_g,y_g,z_g`` (a header line of those names is optional), one sample a
 line: its instant in milliseconds and the reading in g. A name ending in ``.gz`` or ``.xz`` is
 read and written compressed (gzip, xz). Labels are JSON: ``{"presses_ms": [onset, ...]}``
-(other keys are ignored) or just the list of onsets. Anything else raises ``TraceError``
-naming the file and, for CSV, the line.
+(other keys are ignored) or just the list of onsets; beside the onsets, ``"releases_ms":
+[release, ...]`` may give each press's release blow, one a press, none before its press.
+Anything else raises ``TraceError`` naming the file and, for CSV, the line.
 """
 
 from __future__ import annotations
@@ -105,8 +106,34 @@ def _parse_row(path: Path, number: int, row: list[str]) -> tuple[float, float, f
 def read_labels(path: str | Path) -> list[float]:
     """Press onsets (ms) from a labels file."""
     path = Path(path)
+    return _onsets(path, _read_json(path))
+
+
+def read_releases(path: str | Path) -> list[float] | None:
+    """Each press's release blow (ms) from a labels file, in the order of its onsets; None if
+    the file gives none (no ``releases_ms``, or just a list of onsets)."""
+    path = Path(path)
+    document = _read_json(path)
+    onsets = _onsets(path, document)
+    if not isinstance(document, dict) or "releases_ms" not in document:
+        return None
+    releases = document["releases_ms"]
+    if not isinstance(releases, list):
+        raise TraceError(f"{path}: releases_ms is not a list of release times")
+    _check_times(path, releases, "release time")
+    if len(releases) != len(onsets):
+        raise TraceError(
+            f"{path}: {len(releases)} release times for {len(onsets)} presses (one a press)"
+        )
+    for onset, release in zip(onsets, releases, strict=True):
+        if release < onset:
+            raise TraceError(f"{path}: release time {release!r} is before its press at {onset!r}")
+    return [float(value) for value in releases]
+
+
+def _read_json(path: Path) -> Any:
     try:
-        document: Any = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise TraceError(f"cannot read {path}: {error.strerror or error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -115,15 +142,22 @@ def read_labels(path: str | Path) -> list[float]:
         raise TraceError(f"{path}: not JSON (nested too deeply)") from None
     except ValueError:  # Python refuses integers of over 4,300 digits
         raise TraceError(f"{path}: not JSON (a number with too many digits)") from None
+
+
+def _onsets(path: Path, document: Any) -> list[float]:
     onsets = document.get("presses_ms") if isinstance(document, dict) else document
     if not isinstance(onsets, list):
         raise TraceError(f'{path}: expected {{"presses_ms": [...]}} or a list of press times')
-    for value in onsets:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise TraceError(f"{path}: press time {value!r} is not a number")
-        if not math.isfinite(value):
-            raise TraceError(f"{path}: press time {value!r} is not finite")
+    _check_times(path, onsets, "press time")
     return [float(value) for value in onsets]
+
+
+def _check_times(path: Path, values: list[Any], what: str) -> None:
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TraceError(f"{path}: {what} {value!r} is not a number")
+        if not math.isfinite(value):
+            raise TraceError(f"{path}: {what} {value!r} is not finite")
 
 
 def write_trace(path: str | Path, trace: Trace) -> None:
@@ -135,10 +169,10 @@ def write_trace(path: str | Path, trace: Trace) -> None:
 
 
 def write_labels(path: str | Path, trace: Trace) -> None:
-    """Writes a trace's press onsets, with its kind and seed for the record."""
-    document = {
-        "presses_ms": trace.press_times_ms,
-        "kind": trace.kind,
-        "seed": trace.seed,
-    }
+    """Writes a trace's press onsets and, if it has them, their releases, with its kind and
+    seed for the record."""
+    document: dict[str, Any] = {"presses_ms": trace.press_times_ms}
+    if trace.releases_ms:
+        document["releases_ms"] = trace.releases_ms
+    document |= {"kind": trace.kind, "seed": trace.seed}
     Path(path).write_text(json.dumps(document) + "\n", encoding="utf-8")
