@@ -10,7 +10,11 @@ A family is a module with:
   the same ``unit`` is the same popper in every session. ``seed`` picks what happens in the
   session. ``presses=True`` is play at the table: presses (single ones, quick series, presses
   in the middle of other things) among everyday disturbances; ``presses=False`` is the
-  disturbances alone. Deterministic: the same arguments give the same trace.
+  disturbances alone. Deterministic: the same arguments give the same trace. The trace's
+  ``press_times_ms`` gives each press's onset and its ``releases_ms`` each press's release
+  blow, one a press in the same order: the instant the dome snaps back, or for a dome that
+  does not click the instant the finger's force falls away (each family's docstring says
+  which instant its model takes).
 
 Families are scored against each other with one left out (``bench/detect.py``), so they must
 not share code for the physics: each is its own author's model.

@@ -50,7 +50,11 @@ and back); passed to another player; put down (landing at 0.02-0.25 m/s) and pic
 Labels: with the contact force known the rest is linear, so each press's own effect is computed
 alone, through the sensor's filters: the force of the press less that of the same thumb staying
 where it was. The label is the first instant that effect exceeds twice the noise and the hand's
-tremor together (at least 12 mg): where the press starts to show in the trace.
+tremor together (at least 12 mg): where the press starts to show in the trace. Its release is
+where the dome lets the fingertip go on the way off: the first instant after the deepest push
+that the tip is back at the travel of the dome's greatest force. A snapping dome has just sprung
+back up to there, throwing the tip off, and its force collapses; a rubber one's force falls
+away from there.
 """
 
 from __future__ import annotations
@@ -394,6 +398,7 @@ class Load:
     channels: Channels
     label_channels: Channels | None = None  # presses: the difference the press makes
     push_s: float = 0.0  # presses: from the start to the push
+    release_s: float = 0.0  # presses: from the start to the release (the snap back)
 
 
 @dataclass(frozen=True)
@@ -437,10 +442,15 @@ def contact_curve(dome: Dome, finger: Finger) -> tuple[list[float], list[float]]
 
 
 def dome_contact(
-    unit: Unit, support: Support, finger: Finger, course: list[float]
+    unit: Unit,
+    support: Support,
+    finger: Finger,
+    course: list[float],
+    travels: list[float] | None = None,
 ) -> tuple[list[float], float]:
     """The contact force (N) at each fine step of a fingertip following ``course`` (its aim, m
-    past first touch) while the unit moves along its axis; and the deepest travel reached."""
+    past first touch) while the unit moves along its axis; and the deepest travel reached.
+    ``travels`` collects the tip's travel past first touch at each step."""
     dome, h, m_f, k_f = unit.dome, FINE_S, finger.mass_kg, finger.stiffness
     travel, force_at = contact_curve(dome, finger)
     end, top, stop = travel[-1], force_at[-1], finger.stop
@@ -452,6 +462,8 @@ def dome_contact(
     y, vy, aim_before, deepest, forces = course[0], 0.0, course[0], 0.0, []
     for aim in course:
         x, force = y + sum(q), 0.0  # the unit's modes count up, the tip's travel down
+        if travels is not None:
+            travels.append(x)
         if x > 0.0:
             closing = vy + sum(v)
             i = bisect.bisect_right(travel, x)
@@ -470,6 +482,18 @@ def dome_contact(
             q[i] += v[i] * h
         forces.append(force)
     return forces, deepest
+
+
+def letting_go(dome: Dome, finger: Finger, travels: list[float]) -> int:
+    """The fine step at which a press lets the dome go: the first after the deepest travel
+    (``travels``, from ``dome_contact``) at which the tip is back at the travel of the contact
+    curve's greatest force. A snapping dome has just sprung back up to there and its force
+    collapses; a rubber one's force falls away from there."""
+    travel, force_at = contact_curve(dome, finger)
+    greatest = travel[max(range(len(force_at)), key=force_at.__getitem__)]
+    deepest = max(range(len(travels)), key=travels.__getitem__)
+    after = range(deepest, len(travels))
+    return next((i for i in after if travels[i] <= greatest), len(travels) - 1)
 
 
 def ramp(start: float, end: float, speed: float) -> list[float]:
@@ -848,7 +872,8 @@ class Script:
         from_rest = rng.random() < (0.1 if quick else 0.3)
         for effort in (1.0, 1.4, 2.0):
             course, push = press_course(unit, finger, rng, from_rest, quick, effort)
-            forces, deepest = dome_contact(unit, support, finger, course)
+            travels: list[float] = []
+            forces, deepest = dome_contact(unit, support, finger, course, travels)
             if deepest >= unit.dome.collapse_m:
                 break
         else:
@@ -862,7 +887,10 @@ class Script:
             change = [f - s for f, s in zip(forces, still, strict=False)]
             label = self.on_dome(change, finger.own_thumb)
         gravity = self.orientation[2]
-        self.loads.append(Load("press", t, support, gravity, channels, label, push * FINE_S))
+        release = letting_go(unit.dome, finger, travels) * FINE_S
+        self.loads.append(
+            Load("press", t, support, gravity, channels, label, push * FINE_S, release)
+        )
         return t + len(course) * FINE_S
 
     def press_series(self, t: float) -> float:
@@ -1069,7 +1097,7 @@ def session(unit: int, seed: int, seconds: float, presses: bool = True) -> Trace
     script.run()
     clock, missed = sample_clock(built, rng, seconds)
     body = background(script, built, clock, rng)
-    events, labels = list(script.events), []
+    events, labels, releases = list(script.events), [], []
     for load in script.loads:
         respond(load, built, clock, body)
         if load.name == "press":
@@ -1079,6 +1107,7 @@ def session(unit: int, seed: int, seconds: float, presses: bool = True) -> Trace
                 touch = next(i for i, f in enumerate(load.channels["fz"]) if f)
                 onset = load.start_s + FINE_S * touch
             labels.append(round(onset * 1000.0, 3))
+            releases.append(round((load.start_s + load.release_s) * 1000.0, 3))
             events.append((labels[-1], "press"))
     (m0, m1, m2), (o0, o1, o2) = built.reading_matrix, built.offset_g
     (n0, n1, n2), rnd = scaled(built.noise_g, 2.0), rng.random
@@ -1091,4 +1120,6 @@ def session(unit: int, seed: int, seconds: float, presses: bool = True) -> Trace
             t_ms.append(round(clock[k] * 1000.0, 3))
             samples.append((reading(r0), reading(r1), reading(r2)))
     events = sorted((round(t, 3), name) for t, name in events)
-    return Trace(t_ms, samples, sorted(labels), NAME, seed, events)
+    pressed = sorted(zip(labels, releases, strict=True))
+    onsets, lets_go = [onset for onset, _ in pressed], [release for _, release in pressed]
+    return Trace(t_ms, samples, onsets, NAME, seed, events, lets_go)

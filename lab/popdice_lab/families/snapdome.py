@@ -30,7 +30,9 @@ that falls with the dome (4-20 g); up to 12 mm off centre, up to 18 degrees slan
 found by replaying the press alone on the resting unit without noise: the click (the snap's
 start), unless the build-up already moves the sensor's own output (its filter included) by
 more than max(8 sigma of noise, 40 mg), as jabs on light units and hard slanted or off-centre
-pushes on soft feet can; then the instant that rise left the noise (max(3 sigma, 10 mg)).
+pushes on soft feet can; then the instant that rise left the noise (max(3 sigma, 10 mg)). The
+release is the instant the dome snaps back, the finger's force having fallen below the return
+force (``Press.back``).
 
 Disturbances (several a minute; alone in quiet sessions): knuckle knocks (1-3 of 0.03-0.25 N s
 in 0.6-2 ms, 5-80 cm away), fist bangs (0.3-2.5 N s, 5-15 ms), palm slams (0.3-2 N s, 3-8 ms),
@@ -1093,18 +1095,20 @@ def session(unit: int, seed: int, seconds: float, presses: bool = True) -> Trace
     popper = build_unit(unit)
     tag = f"snapdome:{unit}:{seed}:{int(presses)}:{seconds!r}"
     plan = plan_session(popper, random.Random(f"{tag}:plan"), seconds, presses)
-    labels = [press_onset(popper, press) for press in plan.presses if press.click is not None]
+    popped = [press for press in plan.presses if press.click is not None]
+    labels = sorted((press_onset(popper, press), press.back) for press in popped)
     times = sample_times(popper, random.Random(f"{tag}:clock"), seconds)
     deviations = simulate(popper, plan.table, plan.unit, plan.carries, times)
     values = readings(popper, random.Random(f"{tag}:noise"), times, deviations)
     lost = missed(popper, random.Random(f"{tag}:late"), len(times))
     keep = [i for i in range(len(times)) if i not in lost]
-    events = sorted(plan.events + [(t, "press") for t in labels])
+    events = sorted(plan.events + [(t, "press") for t, _ in labels])
     return Trace(
         t_ms=[round(times[i] * 1000, 3) for i in keep],
         samples_g=[values[i] for i in keep],
-        press_times_ms=sorted(round(t * 1000, 3) for t in labels),
+        press_times_ms=[round(t * 1000, 3) for t, _ in labels],
         kind=NAME,
         seed=seed,
         events=[(round(t * 1000, 3), what) for t, what in events],
+        releases_ms=[round(back * 1000, 3) for _, back in labels],
     )

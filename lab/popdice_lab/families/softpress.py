@@ -46,7 +46,9 @@ and putting it down (0.01-0.15 m/s, one edge first, then letting go over 0.05-0.
 Label: where the press first shows in what the sensor reports. From the moment its hand starts
 to move, each press is run twice, as it happens and without it (the hand carries on as before,
 or stays away); the label is the first sample instant at which the two noise-free readings
-differ on some axis by more than 2.5 times that unit's noise (6 mg at least).
+differ on some axis by more than 2.5 times that unit's noise (6 mg at least). The release is
+the instant the hand starts to let go after the hold (its commanded height starts back up), where
+the press's force starts to fall away: nothing clicks.
 """
 
 from __future__ import annotations
@@ -248,10 +250,12 @@ class _Path:
 @dataclass
 class _Piece:
     """A stretch of a hand's commanded height above the dome's top (m), from ``path.start``;
-    the hand is gone after ``path.end`` unless another piece has taken over."""
+    the hand is gone after ``path.end`` unless another piece has taken over. A press's
+    ``release`` is when the hand starts to let go of it (s)."""
 
     path: _Path
     press: bool
+    release: float = 0.0
 
 
 @dataclass
@@ -815,6 +819,7 @@ def _press_group(rng: random.Random, u: _Unit, t: float, mix: list[float], count
         else:  # still on the dome from the last press
             path = _Path(t, now[0], now[1])
         path.move(rng.uniform(*builds), -depth).hold(rng.uniform(*holds))
+        letting_go = path.end
         release = rng.uniform(*releases)
         if k < count - 1 and rng.random() < 0.5:  # stay on lightly for a moment
             depth = rng.uniform(0.5, 2.5) / arm
@@ -822,7 +827,7 @@ def _press_group(rng: random.Random, u: _Unit, t: float, mix: list[float], count
         lift = rng.uniform(0.01, 0.05) if k == count - 1 else rng.uniform(0.003, 0.015)
         release_starts = path.end
         path.move(release * (1 + lift / depth), lift)
-        episode.pieces.append(_Piece(path, press=True))
+        episode.pieces.append(_Piece(path, press=True, release=letting_go))
         t = release_starts + rng.uniform(0.04, 0.3)
     return _Event(episode.start, episode.end, [], episode.fill, episode)
 
@@ -866,10 +871,12 @@ def _hand_rest(rng: random.Random, u: _Unit, t: float, presses: bool, mix: list[
             press = _Path(when, now[0], now[1]).move(
                 rng.uniform(*builds), -depth - rng.uniform(*forces) / arm
             )
-            press.hold(rng.uniform(*holds)).move(rng.uniform(0.1, 0.4), -depth)
+            press.hold(rng.uniform(*holds))
+            letting_go = press.end
+            press.move(rng.uniform(0.1, 0.4), -depth)
             back = press.end
             press.hold(rng.uniform(0.3, 1.5)).move(rng.uniform(0.15, 0.5), rng.uniform(0.01, 0.04))
-            episode.pieces.append(_Piece(press, press=True))
+            episode.pieces.append(_Piece(press, press=True, release=letting_go))
             when = back + rng.uniform(0.1, 0.5)
     elif rng.random() < 0.2:
         drum_at = touch + rng.uniform(0.2, max(0.3, rest - 2.0))
@@ -1130,8 +1137,9 @@ def _label(
 
 def _simulate(
     sim: _Sim, events: list[_Event], times: list[float], seconds: float
-) -> tuple[list[tuple[int, _Out]], list[float]]:
-    """Run the unit through each stretch in which something happens; label the presses."""
+) -> tuple[list[tuple[int, _Out]], list[tuple[float, float]]]:
+    """Run the unit through each stretch in which something happens; label the presses (their
+    onset and release, s)."""
     total = int(seconds * SIM_HZ) + 1
     groups: list[tuple[int, int, list[_Event]]] = []
     for event in sorted(events, key=lambda e: e.start):
@@ -1170,7 +1178,8 @@ def _simulate(
             state = _rest_state()
         stretches.append((j0, out))
         for (first, press), snapshot in zip(presses, snapshots, strict=True):
-            labels.append(_label(sim, inp, out, snapshot, first, press, times))
+            onset = _label(sim, inp, out, snapshot, first, press, times)
+            labels.append((onset, press[1].release))
     return stretches, labels
 
 
@@ -1252,12 +1261,14 @@ def session(unit: int, seed: int, seconds: float, presses: bool = True) -> Trace
     stretches, labels = _simulate(_Sim(u), events, times, seconds)
     readings = _readings(u, sensor, times, stretches, [e.rest for e in events if e.rest])
     kept = _kept(u, sensor, len(times))
-    names = [(t, name) for e in events for t, name in e.names] + [(t, "press") for t in labels]
+    names = [(t, name) for e in events for t, name in e.names] + [(t, "press") for t, _ in labels]
+    labels.sort()
     return Trace(
         t_ms=[round(t * 1000, 3) for t, k in zip(times, kept, strict=True) if k],
         samples_g=[r for r, k in zip(readings, kept, strict=True) if k],
-        press_times_ms=sorted(round(t * 1000, 3) for t in labels),
+        press_times_ms=[round(t * 1000, 3) for t, _ in labels],
         kind=NAME,
         seed=seed,
         events=sorted((round(t * 1000, 3), name) for t, name in names),
+        releases_ms=[round(release * 1000, 3) for _, release in labels],
     )

@@ -20,7 +20,9 @@ The unit (drawn per ``unit``):
 Presses: the hand's force rises as a smooth ramp over 4-40 ms to 2-20 N, is held 40-400 ms
 and released over 10-60 ms; pushed 0-25 degrees off vertical and 0-2 cm off the centre (which
 rocks the box); a slam in twenty, 25-45 N over a third of the time. A press's onset is when
-the hand's force starts, or for a snap dome its click. In play, 5-15 presses a minute, a fifth
+the hand's force starts, or for a snap dome its click; its release is when the snap dome
+snaps back (a weaker click the other way), or for a plain spring when the hand's force starts
+to fall. In play, 5-15 presses a minute, a fifth
 of them in quick series of 2-4 (0.15-0.6 s apart), some on a table still moving.
 
 Everything else, at 4-20 a minute: knocks and fist bangs (a table impulse 0.2-6 m/s^2 peak
@@ -115,9 +117,10 @@ class _World:
                 series[first + k] += value
 
 
-def _press(world: _World, unit: Unit, rng: random.Random, at_s: float) -> float:
-    """Adds a press starting at ``at_s``; returns its onset (s): when the hand's force
-    starts, or for a snap dome the click."""
+def _press(world: _World, unit: Unit, rng: random.Random, at_s: float) -> tuple[float, float]:
+    """Adds a press starting at ``at_s``; returns its onset and its release (s): when the
+    hand's force starts and when it starts to fall, or for a snap dome the click and the
+    snap back."""
     slam = rng.random() < 0.05
     peak = rng.uniform(25, 45) if slam else rng.uniform(2, 20)
     rise = rng.uniform(0.004, 0.04) * (0.4 if slam else 1.0)
@@ -134,7 +137,7 @@ def _press(world: _World, unit: Unit, rng: random.Random, at_s: float) -> float:
     for k in range(n_fall):
         s = k / n_fall
         force.append(peak * (1 - (10 * s**3 - 15 * s**4 + 6 * s**5)))
-    onset = at_s
+    onset, letting_go = at_s, at_s + (n_rise + n_hold) / STEP_HZ
     if unit.snap and peak > unit.trip_n:
         trip = next(k for k, f in enumerate(force) if f >= unit.trip_n)
         onset = at_s + trip / STEP_HZ
@@ -146,12 +149,13 @@ def _press(world: _World, unit: Unit, rng: random.Random, at_s: float) -> float:
             (k for k in range(len(force) - 1, trip, -1) if force[k] >= unit.trip_n), None
         )
         if release is not None:  # the dome snaps back: a weaker click the other way
+            letting_go = at_s + release / STEP_HZ
             for k in range(release, len(force)):
                 force[k] -= 0.6 * step * min(1.0, (k - release) / click)
     world.add(world.press_force, at_s, [f * math.cos(angle) for f in force])
     world.add(world.press_side, at_s, [f * math.sin(angle) for f in force])
     world.add(world.press_torque, at_s, [f * lever for f in force])
-    return onset
+    return onset, letting_go
 
 
 def _ringing(
@@ -260,6 +264,7 @@ def session(unit: int, seed: int, seconds: float, presses: bool = True) -> Trace
     steps = int(seconds * STEP_HZ)
     world = _World(steps)
     onsets: list[float] = []
+    releases: list[float] = []
     events: list[tuple[float, str]] = []
     others = (_knock, _dice, _cup, _bump, _buzz, _lean, _handle)
     weights = (4, 3, 2, 2, 1, 1, 1)
@@ -271,8 +276,9 @@ def session(unit: int, seed: int, seconds: float, presses: bool = True) -> Trace
             for _ in range(series):
                 if t >= end:
                     break
-                onset = _press(world, built, rng, t)
+                onset, release = _press(world, built, rng, t)
                 onsets.append(onset)
+                releases.append(release)
                 events.append((onset * 1000, "press"))
                 t += rng.uniform(0.15, 0.6) + 0.4
             t += rng.uniform(1.5, 6.0)
@@ -285,16 +291,26 @@ def session(unit: int, seed: int, seconds: float, presses: bool = True) -> Trace
             if presses and event in (_knock, _dice, _buzz, _bump) and rng.random() < 0.3:
                 at = start + rng.uniform(0.2, 0.8)  # a press on a table still moving
                 if at < end:
-                    onset = _press(world, built, rng, at)
+                    onset, release = _press(world, built, rng, at)
                     onsets.append(onset)
+                    releases.append(release)
                     events.append((onset * 1000, "press"))
                     t = max(t, at + 0.6)
             t += rng.uniform(1.0, 6.0)
     motion = _simulate(built, world)
     t_ms, samples = _sense(built, rng, motion, seconds)
-    in_range = [o * 1000 for o in onsets if o * 1000 <= t_ms[-1]]
+    pairs = zip(onsets, releases, strict=True)
+    in_range = [(o * 1000, r * 1000) for o, r in pairs if o * 1000 <= t_ms[-1]]
     kind = "play" if presses else "quiet"
-    return Trace(t_ms, samples, [round(o, 1) for o in in_range], kind, seed, sorted(events))
+    return Trace(
+        t_ms,
+        samples,
+        [round(o, 1) for o, _ in in_range],
+        kind,
+        seed,
+        sorted(events),
+        [round(r, 1) for _, r in in_range],
+    )
 
 
 def _simulate(unit: Unit, world: _World) -> list[tuple[float, float, float]]:

@@ -3,7 +3,7 @@
 
 That model draws its unit (mount, sensor errors, clock) afresh for every trace, so here a
 ``unit`` only seeds the mix of sessions: every unit of this family is the model's average
-popper."""
+popper. Its releases are that model's own: the instant the dome's snap back starts."""
 
 from __future__ import annotations
 
