@@ -15,12 +15,14 @@ shows every board (lowdown_view.py). Fits 80x24.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.widgets import Footer, Input, RichLog, Static
 
 from ..devices.reattach import Back, DeviceWatch, Lost, WatchReport, port_of
@@ -35,6 +37,8 @@ from .popalotsy_table import PopalotsyTable
 from .referee import Refused
 from .ringer_table import RingerTable
 from .session import Outcome, TableSession
+
+W = TypeVar("W", bound=Widget)
 
 
 class TableApp(App[None]):
@@ -128,22 +132,35 @@ class TableApp(App[None]):
 
     # --- showing ------------------------------------------------------------------------
 
+    def shown_widget(self, selector: str, kind: type[W]) -> W | None:
+        """The table screen's ``selector`` widget, whatever screen is on top; ``None`` once
+        the app is tearing its screens down (a device's report can still arrive then)."""
+        if not self.screen_stack:
+            return None
+        try:
+            return self.screen_stack[0].query_one(selector, kind)
+        except NoMatches:
+            return None
+
     def refresh_state(self) -> None:
+        status = self.shown_widget("#status", Static)
+        if status is None:
+            return
         referee = self.session.referee
         where = " (simulated)" if self.simulated else ""
-        self.query_one("#status", Static).update(
+        status.update(
             f"{referee.game} · game {self.session.game_id}{where} · {referee.status()}"
         )
         if isinstance(referee, LowdownTable):
-            self.query_one("#lowdown", LowdownView).show()
+            self.screen_stack[0].query_one("#lowdown", LowdownView).show()
             return
-        dice_view = self.query_one("#dice", DiceView)
+        dice_view = self.screen_stack[0].query_one("#dice", DiceView)
         if isinstance(referee, RingerTable):
             dice_view.show([] if referee.die is None else [(None, referee.die)], "the die")
         elif isinstance(referee, PopalotsyTable):
             dice = [(die.color, die.number) for die in referee.dice]
             dice_view.show(dice, f"round {referee.round}")
-        self.query_one("#scores", Static).update(self.scores_text())
+        self.screen_stack[0].query_one("#scores", Static).update(self.scores_text())
 
     def scores_text(self) -> str:
         referee = self.session.referee
@@ -168,7 +185,9 @@ class TableApp(App[None]):
     def report(self, outcome: Outcome | None) -> None:
         """Show the session's new log lines (``outcome``'s and any that followed it)."""
         del outcome  # its line is in the session's log, with the lines that came with it
-        log = self.query_one("#log", RichLog)
+        log = self.shown_widget("#log", RichLog)
+        if log is None:
+            return
         for line in self.session.log[self.shown :]:
             log.write(line)
             if "(commitment_mismatch)" in line:
@@ -222,7 +241,9 @@ class TableApp(App[None]):
         hands = self.hands.get(board)
         if hands is None:
             return
-        self.query_one("#log", RichLog).write(f"({what} on the simulated {board})")
+        log = self.shown_widget("#log", RichLog)
+        if log is not None:
+            log.write(f"({what} on the simulated {board})")
         self.act_in_background(hands, act)
 
     @work(thread=True, group="hands")
