@@ -37,8 +37,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.add_cleanup(lambda: shutil.rmtree(results, ignore_errors=True))
     config.addinivalue_line(
         "markers",
-        "fast_feed: the simulated accelerometers started in the test take fed samples as fast "
-        "as the firmware reads them, not at their ODR (the test needs what is detected, not when)",
+        "fast_feed: the simulated accelerometers started in the test take fed samples four "
+        "times faster than their ODR (the test needs what is detected, not when)",
     )
 
 

@@ -50,6 +50,7 @@ def test_calibrate_records_each_step_fits_and_writes_the_popper(
     assert now == DetectorSettings("detector.json", written["settings"])
     out = capsys.readouterr().out
     assert "fitted, cross-validated: recall" in out
+    assert f"pops on the {written['settings']['pop_on']}: this dome's releases " in out
     assert "the popper's built-in detector on the same recordings: recall" in out
     # asked only if the fit misses a target (on two and a half minutes, it does)
     assert len(questions) <= 1 and all(q.startswith("the fit misses ") for q in questions)
@@ -70,10 +71,10 @@ def test_calibrate_records_each_step_fits_and_writes_the_popper(
 
 def test_calibrate_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.json"
-    bad.write_text('{"settings": {"hold_ms": -1}}')
+    bad.write_text('{"settings": {"hold_max_ms": -1}}')
     assert main(["calibrate", "--apply", str(bad), "--port", "/dev/null"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "hold_ms is out of range" in err
+    assert err.count("\n") == 1 and "hold_max_ms is out of range" in err
     assert main(["calibrate", "--port", "/dev/null"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs a person at a terminal" in err
@@ -81,9 +82,9 @@ def test_calibrate_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFix
 
 def canned_fit(recall_misses: int) -> TuneResult:
     """A fit's result as ``tune`` gives it: 40 presses over an hour, ``recall_misses`` of
-    them missed, no false press, at most 2 samples late."""
+    them missed, no false press, 5 ms late each."""
     found = 40 - recall_misses
-    result = Score(40, [2] * found, [0.0] * recall_misses, [], 3600.0, 3500.0)
+    result = Score(40, [5.0] * found, [0.0] * recall_misses, [], 3600.0, 3500.0)
     return TuneResult(defaults(), result, result, ["presses"], 40, 3600.0)
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import popdice
 from popdice.devices.link import DeviceReboot, Event
-from popdice.devices.popper import DetectorSettings, Pop
+from popdice.devices.popper import Pop
 from popdice.sim.physics import scenes
 
 LED_DICE = 5
@@ -187,10 +187,12 @@ WORKING_SETTINGS = {"band_samples": 2, "polarity": -1, "threshold_mg": 120, "con
 @pytest.mark.fast_feed
 def test_detector_settings_are_kept_in_flash_and_used_at_once(popper_dut):
     control, client = popper_dut.control, popper_dut.client
-    assert client.detector() == DetectorSettings("built-in", None)
+    built_in = client.detector()
+    assert built_in.source == "built-in" and built_in.settings is not None
+    assert built_in.settings["pop_on"] == "release"
     deaf = client.set_detector({"threshold_mg": 4000})
     assert deaf.source == "detector.json" and deaf.settings["threshold_mg"] == 4000
-    assert deaf.settings["band_samples"] == 2, "the settings not given are the defaults"
+    assert deaf.settings["band_samples"] == built_in.settings["band_samples"], "the rest built in"
     control.feed_accel(scenes.press_trace(seed=1).samples_g, wait=True)
     control.feed_accel(resting(0.3), wait=True)
     assert client.status().extra["pops"] == 0, "a press under the threshold popped"
@@ -206,7 +208,7 @@ def test_detector_settings_are_kept_in_flash_and_used_at_once(popper_dut):
     kept = client.detector()
     assert kept.source == "detector.json" and kept.settings["threshold_mg"] == 120
     assert client.status().extra["detector"] == "detector.json"
-    assert client.reset_detector() == DetectorSettings("built-in", None)
+    assert client.reset_detector() == built_in
 
 
 @pytest.mark.fast_feed

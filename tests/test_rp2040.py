@@ -20,11 +20,11 @@ POPDICE = str(Path(sys.executable).with_name("popdice"))
 MPREMOTE = str(Path(sys.executable).with_name("mpremote"))
 TESTS = Path(__file__).resolve().parent
 # The firmware's logic tests that could pass on the unix port and fail on the chip: its
-# small ints are 31-bit, not 63 (the settings-driven detector's and the meter's no-allocation
-# claims), and the link's CRC is its own binascii. (The hand-fitted detector, press.py, passed
-# its tests here too; they take a minute of the chip's time, and it is being replaced.)
-ON_CHIP = ("test_impulse.py", "test_stream.py", "test_meter.py", "test_codec.py", "test_dice.py")
-HELPERS = ("upytest.py", "simbus.py", "vectors.py", "cobs_reference.py")
+# small ints are 31-bit, not 63, and its viper code is the Cortex-M0+'s (the press detector
+# against its plain reference sample by sample, and its and the meter's no-allocation
+# claims), and the link's CRC is its own binascii.
+ON_CHIP = ("test_press.py", "test_stream.py", "test_meter.py", "test_codec.py", "test_dice.py")
+HELPERS = ("upytest.py", "simbus.py", "vectors.py", "cobs_reference.py", "press_reference.py")
 
 
 @pytest.fixture(autouse=True)

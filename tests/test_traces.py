@@ -19,7 +19,7 @@ from popdice.traces.files import (
     write_labels,
     write_trace,
 )
-from popdice.traces.runner import run_detector
+from popdice.traces.runner import CUE, run_detector
 from popdice.traces.scoring import score
 from popdice.traces.trace import Trace, driver_mg
 
@@ -168,12 +168,17 @@ def test_bad_files_are_trace_errors(tmp_path: Path) -> None:
             read_labels(tmp_path / "l.json")
 
 
-def test_the_firmware_detector_sees_each_press_once_and_no_knock() -> None:
+def test_the_firmware_detector_pops_on_each_release_once_and_not_on_a_knock() -> None:
     for seed in range(4):
-        found = press_trace(seed)
-        result = score(found.t_ms, run_detector(found.samples_g).indices, found.press_times_ms)
+        made = press_trace(seed)
+        found = run_detector(made.samples_g)
+        pops = found.indices
+        result = score(made.t_ms, pops, made.press_times_ms, made.releases_ms, made.releases_ms)
         assert result.recall == 1.0 and not result.false_ms, seed
-        assert max(result.latencies) <= 4
+        assert len(found.of(CUE)) == 1 and found.of(CUE)[0] < pops[0], "a cue, then the pop"
+        assert made.t_ms[pops[0]] >= made.releases_ms[0], "it popped before the release"
+        slowest = result.latency()["max"]
+        assert slowest is not None and slowest <= 20.0, seed
     for seed in range(4):
-        found = knock_trace(seed, 1.0)
-        assert run_detector(found.samples_g).indices == [], seed
+        made = knock_trace(seed, 1.0)
+        assert run_detector(made.samples_g).indices == [], seed

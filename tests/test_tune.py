@@ -1,7 +1,7 @@
-"""``popdice tune`` and ``popdice detect --config``: the settings-driven detector's fast
-evaluation agrees with the detector inside MicroPython, the settings are checked by the
-firmware's rules, a fit on recordings detects presses on a recording it did not see, and
-recordings that are not enough are refused in one line."""
+"""``popdice tune`` and ``popdice detect --config``: the detector's fast evaluation agrees with
+the detector inside MicroPython, the settings are checked by the firmware's rules, a fit on
+recordings detects presses on a recording it did not see and says whether it pops on the
+release or the press, and recordings that are not enough are refused in one line."""
 
 from __future__ import annotations
 
@@ -20,11 +20,12 @@ from popdice.sim.physics import trace
 from popdice.traces import tune_cli
 from popdice.traces.files import read_trace, write_labels, write_trace
 from popdice.traces.measured import Measured, check_settings, defaults, detections, full_run
-from popdice.traces.runner import run_detector_mg
+from popdice.traces.runner import POP, run_detector_mg
 from popdice.traces.scoring import TARGET_RECALL, Score, score
 from popdice.traces.trace import driver_mg
 from popdice.traces.tune import (
     GRID,
+    POP_ON,
     Fits,
     Tuner,
     TuneResult,
@@ -38,7 +39,9 @@ CORPUS = Path(__file__).resolve().parents[1] / "bench" / "corpus"
 
 
 def random_settings(rng: random.Random) -> dict[str, object]:
-    return {name: rng.choice(values) for name, values in GRID.items()}
+    settings = {name: rng.choice(values) for name, values in GRID.items()}
+    settings["pop_on"] = rng.choice(POP_ON)
+    return settings
 
 
 @pytest.mark.parametrize("name", ["press_in_buzz-01", "mixed-01"])
@@ -47,13 +50,16 @@ def test_the_fast_evaluation_is_the_detector_inside_micropython(name: str) -> No
     samples_mg = driver_mg(samples[: 400 * 90])
     rng = random.Random(name)
     eager = dict(defaults(), threshold_mg=30, contrast=1.0, lead_ratio=4.0, max_sideways=8.0)
-    tried = [defaults(), eager] + [random_settings(rng) for _ in range(3)]
+    loose = dict(eager, release_ratio=0.0, release_contrast=1.0, release_polarity=0)
+    tried = [defaults(), eager, loose, dict(loose, pop_on="press")]
+    tried += [random_settings(rng) for _ in range(4)]
     outcomes = []
     for settings in tried:
         measured = Measured.of(samples_mg, int(settings["band_samples"]))  # type: ignore[arg-type]
         fast = detections(measured, settings)
-        assert fast == full_run(samples_mg, settings)
-        assert fast == run_detector_mg(samples_mg, settings).indices
+        every = full_run(samples_mg, settings)
+        assert fast == [index for index, event in every if event == POP]
+        assert every == run_detector_mg(samples_mg, settings).events
         outcomes.append(fast)
     assert len({tuple(found) for found in outcomes}) >= 3, "the settings changed too little"
 
@@ -67,6 +73,7 @@ def test_settings_are_checked_by_the_firmwares_rules() -> None:
         ({"contrast": True}, "contrast is not a number"),
         ({"contrast": "2"}, "contrast is not a number"),
         ({"wobble": 1}, "unknown wobble"),
+        ({"pop_on": "never"}, "pop_on is not release or press"),
     ]:
         with pytest.raises(ValueError, match=word):
             check_settings(bad)
@@ -96,7 +103,9 @@ def test_tune_fits_settings_that_find_presses_it_did_not_see(
     assert main(["tune", str(recordings), "--out", str(out), "--folds", "3"]) == 0
     printed = capsys.readouterr().out
     assert "cross-validated: recall" in printed and "false presses an hour" in printed
+    assert "pops on the " in printed and "(on the release " in printed
     written = json.loads(out.read_text())
+    assert written["pop_on"] == written["settings"]["pop_on"] and written["why"] in printed
     assert written["settings"] == check_settings(written["settings"])
     assert written["fitted_on"]["presses"] >= 20
     assert 0.0 <= written["cross_validated"]["recall"] <= 1.0
@@ -113,7 +122,8 @@ def test_tune_fits_settings_that_find_presses_it_did_not_see(
     assert main(["detect", str(tmp_path / "unseen.csv"), "--config", str(out)]) == 0
     found_ms = json.loads(capsys.readouterr().out)["presses_ms"]
     t_ms = unseen.t_ms
-    result = score(t_ms, [t_ms.index(t) for t in found_ms], unseen.press_times_ms)
+    found = [t_ms.index(t) for t in found_ms]
+    result = score(t_ms, found, unseen.press_times_ms, unseen.releases_ms)
     assert result.recall is not None and result.recall >= 0.9
     assert len(result.false_ms) <= 2
 
@@ -175,8 +185,10 @@ def test_a_fit_keeps_its_presses_and_its_quiet_with_a_margin(recordings: Path) -
 def test_fits_in_worker_processes_give_what_fits_here_give(recordings: Path) -> None:
     loaded = load_recordings(recordings)
     steps: list[tuple[int, int, str]] = []
-    here = tune(loaded, folds=2, jobs=1)
-    there = tune(loaded, folds=2, progress=lambda *step: steps.append(step), jobs=3)
+    here = tune(loaded, folds=2, jobs=1, pop_on="release")
+    there = tune(
+        loaded, folds=2, progress=lambda *step: steps.append(step), jobs=3, pop_on="release"
+    )
     assert there == here
     assert [done for done, _total, _what in steps] == [0, 1, 2, 3]
     assert sorted(what for _done, _total, what in steps[1:]) == [

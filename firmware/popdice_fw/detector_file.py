@@ -11,7 +11,7 @@ one, so a reset in the middle leaves the old settings or the new, never half of 
 import json
 import os
 
-from popdice_fw.impulse import check_settings, defaults
+from popdice_fw.press import check_settings, defaults
 
 PATH = "detector.json"
 _TEMPORARY = ".tmp"

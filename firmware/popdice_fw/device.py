@@ -8,6 +8,7 @@ off while the link runs; the ``repl`` command gives the REPL back.
 
 import asyncio
 import gc
+import json
 import time
 from binascii import hexlify
 
@@ -16,6 +17,7 @@ import micropython
 from micropython import const
 
 from popdice_fw import PROTOCOL, VERSION, buttons
+from popdice_fw.codec import MAX_PAYLOAD
 from popdice_fw.link import BAD_ARGS, BUSY, UNKNOWN_COMMAND, CommandError, Link
 from popdice_fw.usb_serial import UsbSerial
 
@@ -23,6 +25,7 @@ _BUTTON_POLL_MS = const(10)
 _BURST_MAX = const(100000)
 _PAD_MAX = const(400)
 _BURSTS_AT_ONCE = const(2)  # bursts running together at most; more are answered ``busy``
+_STATUS_BUDGET = MAX_PAYLOAD - 64  # what a reply's envelope leaves of one frame
 
 _EDGE_NAMES = {buttons.PRESS: "press", buttons.RELEASE: "release", buttons.LONG: "long"}
 
@@ -37,6 +40,8 @@ def int_arg(args, name, low, high, default=None):
 
 class Device:
     NAME = "device"
+    # What ``status`` leaves out first when it would not fit a frame.
+    STATUS_DETAIL = ("heap_used", "link")
 
     def __init__(self, port=None, buttons_=()):
         self.started = time.ticks_ms()
@@ -124,14 +129,21 @@ class Device:
             "heap_free": gc.mem_free(),
             "heap_used": gc.mem_alloc(),
             "unacked_events": self.link.unacked(),
-            # Only the counters that are not 0: the reply has to fit one frame (500 bytes).
+            # Only the counters that are not 0: the reply has to fit one frame.
             "link": {name: count for name, count in self.link.stats.items() if count},
         }
         status.update(self.link.supervisor.report())
         return status
 
     def cmd_status(self, args):
-        return self.status()
+        """``status()``, less its detail keys (``STATUS_DETAIL``, first to last) while it
+        would not fit one frame: a link that met much noise has many counters to show."""
+        status = self.status()
+        for key in self.STATUS_DETAIL:
+            if len(json.dumps(status)) <= _STATUS_BUDGET:
+                break
+            status.pop(key, None)
+        return status
 
     def cmd_echo(self, args):
         return args

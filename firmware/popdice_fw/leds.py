@@ -142,3 +142,12 @@ class LedDice:
     def show(self):
         self.limit()
         self.pixels.write()
+
+    def cue(self, shift):
+        """The frame last shown, dimmed (each channel shifted right by ``shift``), at once:
+        a press is felt before its pop. Allocates nothing; ``show`` brings it back."""
+        shown = self.shown
+        wire = self.pixels.buf
+        for i in range(len(shown)):
+            wire[i] = wire[i] >> shift
+        self.pixels.write()

@@ -4,12 +4,17 @@ The part answers at 0x18 or 0x19, as its SDO/SA0 pin is tied low or high (breako
 the driver takes the candidate addresses and keeps the first whose WHO_AM_I reads 0x33. It
 reads a register rather than scanning the bus (the emulated RP2040 cannot scan).
 
-``read()`` fetches one sample (STATUS_REG and the six output bytes after it, in one
-auto-incremented transfer) into a buffer preallocated here and leaves it in ``x``, ``y``,
-``z`` as integer milli-g, and in ``overrun`` whether the part overwrote a sample nobody had
-read (STATUS.ZYXOR): it allocates nothing, so it can run on the sample path.
+``read_into(buffer)`` fetches one sample (STATUS_REG and the six output bytes after it, in
+one auto-incremented transfer) into a buffer of ``SAMPLE_BYTES`` the caller preallocated,
+and ``decode`` turns such bytes into the status and integer milli-g; ``read()`` does both
+into ``x``, ``y``, ``z`` and ``overrun`` (whether the part overwrote a sample nobody had
+read: STATUS.ZYXOR). None of them allocates, so they can run on the sample path, in an
+interrupt handler too.
 """
 
+from array import array
+
+import micropython
 from micropython import const
 
 ADDRESSES = (0x18, 0x19)  # SDO/SA0 to ground, SDO/SA0 to 3.3 V
@@ -20,7 +25,8 @@ _CTRL_REG1 = const(0x20)
 _CTRL_REG3 = const(0x22)
 _CTRL_REG4 = const(0x23)
 _STATUS_REG = const(0x27)
-_STATUS_ZYXOR = const(0x80)
+STATUS_ZYXOR = const(0x80)
+SAMPLE_BYTES = const(7)  # STATUS_REG and OUT_X_L..OUT_Z_H
 _AUTO_INCREMENT = const(0x80)
 
 _ODR_400HZ_XYZ = const(0x77)  # ODR 0111 = 400 Hz, normal power, X, Y and Z enabled
@@ -38,8 +44,9 @@ class Lis3dhError(OSError):
 class Lis3dh:
     def __init__(self, i2c, addresses=ADDRESSES):
         self.i2c = i2c
-        self._sample = bytearray(7)
+        self._sample = bytearray(SAMPLE_BYTES)
         self._sample_view = memoryview(self._sample)
+        self._decoded = array("i", bytes(16))
         self._register = bytearray(1)
         self.x = 0
         self.y = 0
@@ -68,21 +75,35 @@ class Lis3dh:
         self._register[0] = value
         self.i2c.writeto_mem(self.address, register, self._register)
 
+    def read_into(self, buffer):
+        """One sample's ``SAMPLE_BYTES`` into ``buffer`` (a memoryview); clears data-ready."""
+        self.i2c.readfrom_mem_into(self.address, _STATUS_REG | _AUTO_INCREMENT, buffer)
+
     def read(self):
         """One sample into ``x``, ``y``, ``z`` (milli-g) and ``overrun``; clears data-ready."""
-        self.i2c.readfrom_mem_into(self.address, _STATUS_REG | _AUTO_INCREMENT, self._sample_view)
-        raw = self._sample
-        self.overrun = bool(raw[0] & _STATUS_ZYXOR)
-        self.x = _milli_g(raw[1], raw[2])
-        self.y = _milli_g(raw[3], raw[4])
-        self.z = _milli_g(raw[5], raw[6])
+        self.read_into(self._sample_view)
+        decoded = self._decoded
+        decode(self._sample, 0, decoded)
+        self.overrun = bool(decoded[0] & STATUS_ZYXOR)
+        self.x = decoded[1]
+        self.y = decoded[2]
+        self.z = decoded[3]
 
     def power_down(self):
         self._write_register(_CTRL_REG1, _POWER_DOWN)
 
 
-def _milli_g(low, high):
-    value = low | (high << 8)
-    if value & 0x8000:
-        value -= 0x10000
-    return (value >> 4) * _MG_PER_DIGIT
+@micropython.viper
+def decode(raw, at: int, out):
+    """The sample whose bytes start at ``raw[at]`` into ``out`` (an ``array("i")`` of 4): the
+    status byte, then x, y, z in milli-g (12-bit readings, left-justified, 4 mg a digit)."""
+    b = ptr8(raw)  # pyright: ignore[reportUndefinedVariable]
+    o = ptr32(out)  # pyright: ignore[reportUndefinedVariable]
+    o[0] = b[at]
+    axis = 0
+    while axis < 3:
+        value = int(b[at + 1 + 2 * axis]) | (int(b[at + 2 + 2 * axis]) << 8)
+        if value & 0x8000:
+            value -= 0x10000
+        o[1 + axis] = (value >> 4) * _MG_PER_DIGIT
+        axis += 1

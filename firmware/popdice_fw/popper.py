@@ -1,43 +1,45 @@
-"""The popper's app: press the dome, the five LED dice pop a fair roll, the host hears it.
+"""The popper's app: press the dome and let go, the five LED dice pop a fair roll, the host
+hears it.
 
-Tasks, one per concern: the sensor (each LIS3DH sample through the press detector; it
-polls INT1's level with ``sleep_ms``, which allocates nothing, where waiting on a
-ThreadSafeFlag would allocate a coroutine per sample), the pops (roll, then the event once
-the lights have started), the lights (tumble animation, result), the buzzer (a click a pop),
-the buttons (the mode button's short press: next game mode) and the link.
+Tasks, one per concern: the sensor (every LIS3DH sample, read in INT1's interrupt by the
+``Sampler``, through the press detector; it polls the ring with ``sleep_ms``, which
+allocates nothing, where waiting on a ThreadSafeFlag would allocate a coroutine per
+sample), the pops (roll, then the event once the lights have started), the lights (the cue,
+the tumble animation, the result), the buzzer (a click a pop), the buttons (the mode
+button's short press: next game mode) and the link.
+
+The press detector (``press.py``) cues on the press blow: the faces dim at once and the host
+hears a ``cue`` event; it pops on the release (or on the press blow, with ``pop_on`` at
+``press``), and a candidate that never releases like a press is cancelled: the faces come
+back and the host hears so. Its settings are the built-in ones, or those of a valid
+``detector.json`` in flash (``popdice calibrate`` writes it; ``status`` says why a bad one
+was refused).
 
 Commands: ``mode``, ``pop``, ``reroll``, ``settings``, ``roll_counts``, ``timing`` (what a
 sample costs: the detector alone and the whole sample path, in microseconds of this chip,
-and how many samples the sensor overwrote before they were read), ``detector`` (the press
-detector's settings: read, write to flash, or back to the built-in detector), and ``status``
-with the sensor's figures and where the detector's settings came from.
-
-The press detector: with a valid ``detector.json`` in flash (``popdice calibrate`` writes
-it) the settings-driven one (``impulse.py``) with those settings; without one, or with a bad
-one (``status`` says why), the built-in detector (``press.py``).
+how many samples were lost, and the interrupt's figures), ``detector`` (the press
+detector's settings: read, write to flash, or back to the built-in ones), ``stream`` (every
+raw sample, for ``popdice record``), and ``status`` with the sensor's figures.
 """
-
-# The built-in detector's ``update`` is one block of bytecode of about 4 KB, compiled or
-# loaded in one piece: it comes first, while the heap is whole. Imported after the rest, on
-# the unix port's 192K heap, boots failed now and then for want of 4 KB in one piece.
-from popdice_fw.press import PressDetector  # isort: skip
 
 import asyncio
 import random
 import time
+from array import array
 from binascii import b2a_base64
 
 from micropython import const
 
-from popdice_fw import buttons, detector_file, modes
+from popdice_fw import buttons, detector_file, modes, press
 from popdice_fw.buttons import Button
 from popdice_fw.device import Device, int_arg
 from popdice_fw.dice import Dice
-from popdice_fw.impulse import ImpulseDetector
 from popdice_fw.leds import LedDice
 from popdice_fw.link import BAD_ARGS, CommandError
-from popdice_fw.lis3dh import ADDRESSES, SAMPLE_PERIOD_US, Lis3dh
+from popdice_fw.lis3dh import ADDRESSES, SAMPLE_PERIOD_US, STATUS_ZYXOR, Lis3dh
 from popdice_fw.meter import CostMeter
+from popdice_fw.press import PressDetector, step
+from popdice_fw.sampler import ISR_SPENT_US, Sampler, since_us
 from popdice_fw.stream import BATCH, SampleStream
 
 _TUMBLE_FRAMES = const(8)
@@ -49,6 +51,7 @@ _SAMPLE_WAIT_MS = const(4)  # the lights wait at most this long for a sample to 
 _ROLL_SLICE_US = const(1000)  # rolling yields to the sensor and the link at least this often
 _STREAM_LEASE_MAX_S = const(60)
 _STREAM_RETRY_MS = const(10)
+_CUE_SHIFT = const(2)  # the cue: the faces at a quarter of their brightness
 
 NO_ROLL = "no_roll"
 
@@ -77,8 +80,11 @@ class Popper(Device):
                 self.accel = Lis3dh(i2c, accel_addresses)
             except OSError as error:
                 self.accel_error = str(error) or "no answer on I2C"
+        self.sampler = None if self.accel is None else Sampler(self.accel, accel_int)
+        self._sample = array("i", bytes(20))  # status, x, y, z (mg), let go before it
         self.detector_source = "given"
         self.detector = detector or self._stored_detector()
+        self._press_slots = getattr(self.detector, "slots", None)  # the sample path's detector
         self.leds = LedDice(leds)
         self.buzzer = buzzer
         self.dice = Dice()
@@ -93,6 +99,9 @@ class Popper(Device):
         self.sample_cost = CostMeter()
         self.sample_gap = CostMeter()
         self._last_sample_us = 0
+        self._cue_wanted = asyncio.Event()
+        self._cue_on = False
+        self._cue_news = 0  # 1: a cue for the host, -1: its cancel
         self._pop_wanted = asyncio.Event()
         self._pop_source = None
         self._show = asyncio.Event()
@@ -110,8 +119,12 @@ class Popper(Device):
         self.commands["stream"] = self.cmd_stream
 
     def tasks(self):
-        tasks = super().tasks() + [("pops", self._pops), ("lights", self._lights)]
-        if self.accel is not None:
+        tasks = super().tasks() + [
+            ("pops", self._pops),
+            ("cues", self._cues),
+            ("lights", self._lights),
+        ]
+        if self.sampler is not None:
             tasks.append(("sensor", self._sense))
             tasks.append(("stream", self._streamer))
         if self.buzzer is not None:
@@ -121,44 +134,74 @@ class Popper(Device):
     # -- the sensor ----------------------------------------------------------------
 
     async def _sense(self):
-        ready = self.accel_int
+        sampler = self.sampler
+        assert sampler is not None  # the task runs only with a sensor (``tasks``)
         sampled = self._sampled
-        while True:
-            if ready.value():
-                self.on_sample()
-                sampled.set()
-                await asyncio.sleep_ms(0)
-            else:
-                await asyncio.sleep_ms(1)
+        sampler.start()
+        try:
+            while True:
+                if sampler.pending():
+                    while sampler.pending():
+                        self.on_sample()
+                    sampled.set()
+                    await asyncio.sleep_ms(0)
+                else:
+                    sampler.catch_missed()
+                    await asyncio.sleep_ms(1)
+        finally:
+            sampler.stop()
 
     def on_sample(self):
-        """One sample through the detector, timed; allocates nothing."""
-        accel = self.accel
-        if accel is None:
-            return
+        """The oldest sample the interrupt read, through the detector, timed; allocates
+        nothing."""
         started = time.ticks_us()
-        gap = time.ticks_diff(started, self._last_sample_us)
+        sample = self._sample
+        read_at = self.sampler.take(sample)  # pyright: ignore[reportOptionalMemberAccess]
+        gap = since_us(read_at, self._last_sample_us)
+        missed = sample[4]  # let go, the ring being full
+        if sample[0] & STATUS_ZYXOR:
+            # The part overwrote samples before this one: it flags that once, however many
+            # it overwrote, and the time since the last read says how many that was.
+            overwritten = (gap + SAMPLE_PERIOD_US // 2) // SAMPLE_PERIOD_US - 1 - missed
+            missed += overwritten if overwritten > 1 and self.samples else 1
+        self.overruns += missed
         if self.samples:
             self.sample_gap.add(gap)
-        self._last_sample_us = started
-        accel.read()
-        if accel.overrun:
-            # The part flags an overwrite once, however many samples it overwrote: the gap
-            # since the last read says how many that was.
-            missed = gap // SAMPLE_PERIOD_US - 1 if self.samples else 1
-            self.overruns += missed if missed > 1 else 1
+        self._last_sample_us = read_at
         self.samples += 1
+        x = sample[1]
+        y = sample[2]
+        z = sample[3]
         stream = self.stream
-        if stream.on and stream.add(self.samples + self.overruns, accel.x, accel.y, accel.z):
+        if stream.on and stream.add(self.samples + self.overruns, x, y, z):
             self._stream_ready.set()
+        counts = self.sampler.counts  # pyright: ignore[reportOptionalMemberAccess]
+        interrupted = counts[ISR_SPENT_US]
         detecting = time.ticks_us()
-        pressed = self.detector.update(accel.x, accel.y, accel.z)
+        slots = self._press_slots
+        event = step(slots, x, y, z) if slots is not None else self.detector.update(x, y, z)
         done = time.ticks_us()
-        self.detect_cost.add(time.ticks_diff(done, detecting))
-        self.sample_cost.add(time.ticks_diff(done, started))
-        if pressed:
+        # the interrupt's own time is not the detector's, nor this path's
+        interrupted = since_us(counts[ISR_SPENT_US], interrupted)
+        self.detect_cost.add(time.ticks_diff(done, detecting) - interrupted)
+        self.sample_cost.add(time.ticks_diff(done, started) - interrupted)
+        if event:
+            self.on_press_event(event)
+
+    def on_press_event(self, event):
+        """What the detector said: the cue, a pop, or the cue taken back."""
+        if event == press.POP:
+            self._cue_on = False
             self._pop_source = "press"
             self._pop_wanted.set()
+        elif event == press.CUE:
+            self._cue_on = True
+            self._cue_news = 1
+            self._cue_wanted.set()
+        elif event == press.CANCEL:
+            self._cue_on = False
+            self._cue_news = -1
+            self._cue_wanted.set()
 
     async def _streamer(self):
         """Sends each full batch of the raw samples stream as an ``smp`` frame: ``n`` the
@@ -210,6 +253,25 @@ class Popper(Device):
             self._roll()
             await asyncio.sleep_ms(0)  # the lights start before the event is encoded
             self._announce(self._pop_source or "press", None)
+
+    async def _cues(self):
+        """Shows the cue on the dice at once (the faces dim), or takes it back, then tells
+        the host."""
+        while True:
+            await self._cue_wanted.wait()
+            self._cue_wanted.clear()
+            if self._cue_on:
+                self.leds.cue(_CUE_SHIFT)
+            elif not self._show.is_set():
+                self._redraw()
+            news = self._cue_news
+            self._cue_news = 0
+            if news:
+                await asyncio.sleep_ms(0)
+                value = {"on": news > 0, "mode": self.mode}
+                if news < 0:
+                    value["why"] = "no release"
+                self.link.emit("cue", value)
 
     def pop(self, source):
         """Rolls every die of the mode, starts the show, and tells the host."""
@@ -360,13 +422,16 @@ class Popper(Device):
         return {"mode": mode, "n": count, "counts": counts}
 
     def timing(self):
-        return {
+        figures = {
             "samples": self.samples,
             "overruns": self.overruns,
             "detect_us": self.detect_cost.report(),
             "sample_us": self.sample_cost.report(),
             "gap_us": self.sample_gap.report(),
         }
+        if self.sampler is not None:
+            figures.update(self.sampler.figures())
+        return figures
 
     def cmd_timing(self, args):
         """The sensor path's figures since the last reset; ``reset`` starts them again."""
@@ -384,14 +449,14 @@ class Popper(Device):
         settings, source = detector_file.load()
         if source == "file":
             self.detector_source = "detector.json"
-            return ImpulseDetector(settings)
-        self.detector_source = ("built-in" + source[len("defaults") :])[:72]
-        return PressDetector()
+        else:
+            self.detector_source = ("built-in" + source[len("defaults") :])[:72]
+        return PressDetector(settings)
 
     def cmd_detector(self, args):
         """``{}``: the settings in use; ``{"settings": {...}}``: checks them, keeps them in
         flash and detects with them from the next sample; ``{"reset": true}``: deletes them
-        and goes back to the built-in detector."""
+        and goes back to the built-in settings."""
         if "settings" in args:
             try:
                 settings = detector_file.save(args["settings"])
@@ -399,16 +464,31 @@ class Popper(Device):
                 raise CommandError(BAD_ARGS, str(error)) from None
             except OSError as error:
                 raise CommandError(BAD_ARGS, "cannot write detector.json: %s" % error) from None
-            self.detector = ImpulseDetector(settings)
-            self.detector_source = "detector.json"
+            self._use_detector(settings, "detector.json")
         elif args.get("reset"):
             detector_file.remove()
-            self.detector = PressDetector()
-            self.detector_source = "built-in"
+            self._use_detector(press.defaults(), "built-in")
         elif args:
             raise CommandError(BAD_ARGS, 'expected {}, {"settings": {...}} or {"reset": true}')
         settings = getattr(self.detector, "settings", None)
         return {"source": self.detector_source, "settings": settings}
+
+    def _use_detector(self, settings, source):
+        """Detects with ``settings`` from the next sample, from rest: a candidate in hand
+        is dropped, its cue taken back."""
+        self.detector.configure(settings)
+        self.detector.reset()
+        self.detector_source = source
+        if self._cue_on:
+            self.on_press_event(press.CANCEL)
+
+    STATUS_DETAIL = (
+        "detect_us",
+        "frames_capped",
+        "leds_ma",
+        "stream_dropped",
+        "accel_address",
+    ) + Device.STATUS_DETAIL
 
     def status(self):
         status = super().status()
@@ -420,6 +500,7 @@ class Popper(Device):
                 "overruns": self.overruns,
                 "detect_us": self.detect_cost.report(),
                 "detector": self.detector_source,
+                "pop_on": getattr(self.detector, "pop_on", None),
                 "stream_dropped": self.stream.dropped,
                 "accel": self.accel_error or "ok",
                 "accel_address": None if self.accel is None else self.accel.address,

@@ -5,7 +5,7 @@ that checks first and replaces the old file whole."""
 import os
 
 from popdice_fw import detector_file
-from popdice_fw.impulse import defaults
+from popdice_fw.press import defaults
 
 # tests/upy_run.py gives each run a scratch folder of its own.
 FOLDER = (os.getenv("POPDICE_UPY_TMP") or "/tmp") + "/popdice-detector"

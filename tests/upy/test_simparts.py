@@ -214,12 +214,14 @@ def test_lis3dh_waits_for_the_rest_of_a_feed():
     assert done == ["end"]
 
 
-def test_lis3dh_fast_feed_hands_over_fed_samples_without_waiting_and_rests_at_the_odr():
+def test_lis3dh_fast_feed_hands_over_fed_samples_four_times_as_fast_and_rests_at_the_odr():
     part, clock, _, done = make_accel(ctrl4=0x08, fast_feed=True)
     part.feed([0.25, 0, 0, 0.5, 0, 0], "fed")
     xs = []
     for _ in range(2):
-        assert part.us_until_due() == 0 and part.tick(), "the clock has not moved"
+        assert part.us_until_due() == PERIOD_100HZ_US // 4 and not part.tick()
+        clock.now += PERIOD_100HZ_US // 4
+        assert part.us_until_due() == 0 and part.tick()
         xs.append(read_xyz(part)[0] >> 4)
     assert xs == [250, 500] and done == ["fed"]
     assert part.us_until_due() == PERIOD_100HZ_US and not part.tick(), "rest keeps the ODR"

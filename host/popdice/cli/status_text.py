@@ -132,12 +132,11 @@ BOARD_FIELDS = {
     # the popper (docs/popper.md)
     "mode": Field("mode", meaning="the game mode a press rolls for"),
     "samples": Field("samples", meaning="accelerometer samples read since boot"),
-    "overruns": Field(
-        "overruns", meaning="samples the sensor overwrote before the firmware read them"
-    ),
+    "overruns": Field("overruns", meaning="samples lost before the detector saw them"),
     "pops": Field("pops", meaning="rolls since boot, by a press or by the host"),
     "detect_us": Field("press detector time", timings, "per sample; the mean of recent ones"),
     "detector": Field("detector", meaning="where the press detector's settings came from"),
+    "pop_on": Field("pops on", meaning="the dome's release, or the press itself"),
     "stream_dropped": Field(
         "stream batches dropped", meaning="streamed samples let go when the link fell behind"
     ),

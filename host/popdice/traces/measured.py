@@ -1,19 +1,23 @@
-"""The firmware's settings-driven press detector (``popdice_fw/impulse.py``) run in CPython,
-fast enough to try thousands of settings on the same recordings.
+"""The firmware's press detector (``popdice_fw/press.py``) run in CPython, fast enough to try
+thousands of settings on the same recordings.
 
-The firmware module itself is loaded (with a stand-in for MicroPython's ``const``), so the
-arithmetic is the firmware's, not a copy. Its first stage, ``measure``, runs once over a
-trace for each band and its results are kept (``Measured``); a set of settings is then tried
-by handing its second stage, ``decide``, only the samples where something can happen: those
-whose impulse reaches the threshold, the samples of a candidate's window after them, and the
-first and last samples of each stretch where the unit moves. ``decide`` counts time by sample
-numbers, so it reaches the same decisions as on every sample; ``tests/test_tune.py`` checks
-that against the detector inside MicroPython.
+The firmware module itself is loaded, with stand-ins for MicroPython's ``const``,
+``viper`` and ``ptr32`` (its integers stay far below a Pico's limits, so CPython's give the
+same results), so the arithmetic is the firmware's, not a copy. Its ``step`` runs in two
+stages. The first, ``MEASURE``, runs once over a trace for each band and its results are
+kept (``Measured``); a set of settings is then tried by handing the second, ``DECIDE``, only
+the samples
+where something can happen: those whose impulse reaches the threshold and the rest of a
+candidate's window, the first and last samples of each stretch where the unit moves, and
+during a hold the samples whose impulse could be the release, then the one after the hold.
+``decide`` counts time by sample numbers, so it reaches the same decisions as on every
+sample; ``tests/test_tune.py`` checks that against the detector inside MicroPython.
 """
 
 from __future__ import annotations
 
 import bisect
+import heapq
 import importlib.util
 import sys
 import types
@@ -25,31 +29,46 @@ from typing import Any
 
 from ..deploy.files import FIRMWARE_DIR
 
-MODULE_PATH = FIRMWARE_DIR / "popdice_fw" / "impulse.py"
-WINDOW_MAX = 3
+MODULE_PATH = FIRMWARE_DIR / "popdice_fw" / "press.py"
+SETTINGS_PATH = FIRMWARE_DIR / "popdice_fw" / "builtin_settings.py"
+POP = 2  # press.POP, the event a detection is
+
+
+def _load(name: str, path: Any, extra: dict[str, Any]) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    module.__dict__.update(extra)
+    spec.loader.exec_module(module)
+    return module
 
 
 @lru_cache(maxsize=1)
 def firmware_module() -> Any:
-    """``popdice_fw.impulse``, loaded into CPython from the firmware directory."""
-    if "micropython" not in sys.modules:
-        shim = types.ModuleType("micropython")
-        shim.const = lambda value: value  # type: ignore[attr-defined]
-        sys.modules["micropython"] = shim
-    spec = importlib.util.spec_from_file_location("popdice_fw_impulse_host", MODULE_PATH)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {MODULE_PATH}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """``popdice_fw.press``, loaded into CPython from the firmware directory."""
+    shim = types.ModuleType("micropython")
+    shim.const = lambda value: value  # type: ignore[attr-defined]
+    shim.viper = lambda function: function  # type: ignore[attr-defined]
+    saved = {name: sys.modules.get(name) for name in ("micropython", "popdice_fw.builtin_settings")}
+    sys.modules["micropython"] = shim
+    sys.modules["popdice_fw.builtin_settings"] = _load("popdice_fw_builtin_host", SETTINGS_PATH, {})
+    try:
+        return _load("popdice_fw_press_host", MODULE_PATH, {"ptr32": lambda buffer: buffer})
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
 
 
 def defaults() -> dict[str, Any]:
     return firmware_module().defaults()
 
 
-def firmware_settings() -> tuple[tuple[str, Any, Any, Any], ...]:
-    """The firmware's settings: (name, smallest, largest, default) each."""
+def firmware_settings() -> tuple[tuple[str, Any, Any], ...]:
+    """The firmware's settings: (name, smallest, largest) each."""
     return firmware_module().SETTINGS
 
 
@@ -60,19 +79,21 @@ def check_settings(values: object) -> dict[str, Any]:
 
 @dataclass
 class Measured:
-    """The first stage over one trace at one band: per sample, the impulse, the background,
-    the energies and the stillness (mg, the firmware's units)."""
+    """The first stage over one trace at one band: per sample, what ``measure`` leaves in
+    the slots from ``IMPULSE`` to ``STILL`` (the impulse, the lead, the background, the
+    energies and the stillness), biased as the firmware keeps them, in ``slots`` (six a
+    sample); and, unbiased, the impulse, the background and the stillness (mg)."""
 
     band: int
+    slots: array
     impulse: array
-    lead: array
     background: array
-    along_energy: array
-    sideways_energy: array
     still: array
     _by_size: list[int] = field(default_factory=list, repr=False)
     _sizes: list[int] = field(default_factory=list, repr=False)
     _moving: dict[int, list[int]] = field(default_factory=dict, repr=False)
+    _wanted: dict[tuple[int, int, int, int], list[int]] = field(default_factory=dict, repr=False)
+    _clear: dict[int, tuple[array, array]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, samples_mg: Sequence[int], band: int) -> Measured:
@@ -80,24 +101,21 @@ class Measured:
         module = firmware_module()
         settings = module.defaults()
         settings["band_samples"] = band
-        detector = module.ImpulseDetector(settings)
-        measure = detector.measure
+        detector = module.PressDetector(settings, stages=module.MEASURE)
+        state = detector.slots
+        step = module.step
+        first, last = module.IMPULSE, module.STILL + 1
         count = len(samples_mg) // 3
-        impulse = array("i", bytes(4 * count))
-        lead = array("i", bytes(4 * count))
-        background = array("i", bytes(4 * count))
-        along = array("i", bytes(4 * count))
-        sideways = array("i", bytes(4 * count))
-        still = array("i", bytes(4 * count))
+        slots = array("i")
         for k in range(count):
-            measure(samples_mg[3 * k], samples_mg[3 * k + 1], samples_mg[3 * k + 2])
-            impulse[k] = detector.impulse
-            lead[k] = detector.lead
-            background[k] = detector.background
-            along[k] = detector.along_energy
-            sideways[k] = detector.sideways_energy
-            still[k] = detector.still_mg
-        return cls(band, impulse, lead, background, along, sideways, still)
+            step(state, samples_mg[3 * k], samples_mg[3 * k + 1], samples_mg[3 * k + 2])
+            slots.extend(state[first:last])
+        width, bias = last - first, module._BIAS
+
+        def column(slot: int) -> array:
+            return array("i", [value - bias for value in slots[slot - first :: width]])
+
+        return cls(band, slots, column(module.IMPULSE), column(module.BACKGROUND), column(last - 1))
 
     def __len__(self) -> int:
         return len(self.impulse)
@@ -114,6 +132,35 @@ class Measured:
             found = [i for i in found if self.impulse[i] <= -threshold]
         elif polarity > 0:
             found = [i for i in found if self.impulse[i] >= threshold]
+        return found
+
+    def wanted(self, threshold: int, polarity: int, window: int, moving_mg: int) -> list[int]:
+        """The samples ``decide`` must see besides those of a hold, in order: those whose
+        impulse reaches the threshold and the rest of their window, and the edges of every
+        stretch of moving."""
+        key = (threshold, polarity, window, moving_mg)
+        found = self._wanted.get(key)
+        if found is None:
+            reaching = self.reaching(threshold, polarity)
+            wanted = set(self.moving_edges(moving_mg))
+            wanted.update(reaching)
+            for later in range(1, window):
+                wanted.update(i + later for i in reaching if i + later < len(self))
+            found = self._wanted[key] = sorted(wanted)
+        return found
+
+    def standing_clear(self, contrast_x4: int, floor: int) -> tuple[array, array]:
+        """The samples whose impulse is at least ``floor`` and stands ``contrast_x4`` / 4
+        times over the background (those that could be a release), and their sizes."""
+        found = self._clear.get(contrast_x4)
+        if found is None:
+            where, sizes = array("i"), array("i")
+            for i, value in enumerate(self.impulse):
+                size = value if value >= 0 else -value
+                if size >= floor and size * 4 >= contrast_x4 * self.background[i]:
+                    where.append(i)
+                    sizes.append(size)
+            found = self._clear[contrast_x4] = (where, sizes)
         return found
 
     def moving_edges(self, moving_mg: int) -> list[int]:
@@ -133,39 +180,87 @@ class Measured:
         return edges
 
 
+class _Feed:
+    """``decide`` of one detector, handed the measured values of chosen samples."""
+
+    def __init__(self, measured: Measured, settings: dict[str, Any]) -> None:
+        module = firmware_module()
+        self.module = module
+        self.measured = measured
+        self.detector = module.PressDetector(settings, stages=module.DECIDE)
+        self.slots = self.detector.slots
+        self.bias = module._BIAS
+        self._first = module.IMPULSE
+        self._width = module.STILL + 1 - module.IMPULSE
+        self._step = module.step
+        self._n = module._N
+
+    def event(self, i: int) -> int:
+        """``decide`` on sample ``i`` (the detector's sample number ``i + 1``: it counts
+        before it decides)."""
+        slots, width = self.slots, self._width
+        slots[self._n] = i + 1 + self.bias
+        slots[self._first : self._first + width] = self.measured.slots[width * i : width * (i + 1)]
+        return self._step(slots, 0, 0, 0)
+
+    def value(self, slot: int) -> int:
+        return self.slots[slot] - self.bias
+
+
 def detections(measured: Measured, settings: dict[str, Any]) -> list[int]:
-    """The samples (from 0) on which the detector with ``settings`` recognises a press.
-    ``settings['band_samples']`` must be the band ``measured`` was made at."""
+    """The samples (from 0) on which the detector with ``settings`` pops. The settings'
+    ``band_samples`` must be the band ``measured`` was made at."""
     if settings["band_samples"] != measured.band:
         raise ValueError("the settings' band is not the one these measurements were made at")
-    module = firmware_module()
-    detector = module.ImpulseDetector(settings)
-    window = settings["window_samples"]
-    moving_mg = settings["moving_mg"]
+    feed = _Feed(measured, settings)
+    module = feed.module
+    checked = feed.detector.settings
     count = len(measured)
-    wanted = set(measured.moving_edges(moving_mg))
-    reaching = measured.reaching(settings["threshold_mg"], settings["polarity"])
-    wanted.update(reaching)
-    for later in range(1, window):
-        wanted.update([i + later for i in reaching if i + later < count])
-    impulse, lead, background = measured.impulse, measured.lead, measured.background
-    along, sideways, still = measured.along_energy, measured.sideways_energy, measured.still
-    decide = detector.decide
+    queue = list(
+        measured.wanted(
+            checked["threshold_mg"],
+            checked["polarity"],
+            checked["window_samples"],
+            checked["moving_mg"],
+        )
+    )  # sorted: a heap already
+    release_x256 = feed.value(module._S_RELEASE_X256)
+    clear, sizes = measured.standing_clear(
+        feed.value(module._S_RELEASE_CONTRAST_X4), module._RELEASE_FLOOR_MG
+    )
     found = []
-    for i in sorted(wanted):
-        # sample i is the detector's sample number i + 1 (it counts before it decides)
-        moving = still[i] > moving_mg
-        if decide(i + 1, impulse[i], lead[i], background[i], along[i], sideways[i], moving):
+    last = -1
+    while queue:
+        i = heapq.heappop(queue)
+        if i <= last:
+            continue
+        last = i
+        if feed.event(i) == POP:
             found.append(i)
+        if feed.value(module.STATE) != module.HOLD:
+            continue
+        # In a hold: the next sample that could be its release, else the one that ends it.
+        # (Sample i is number i + 1: a release may come on numbers hold_from..hold_until,
+        # and number hold_until + 1 ends the hold.)
+        timeout = min(feed.value(module._HOLD_UNTIL), count)
+        floor = -(-release_x256 * feed.value(module._PRESS_PEAK) // 256)
+        j = bisect.bisect_left(clear, max(feed.value(module._HOLD_FROM) - 1, i + 1))
+        while j < len(clear) and clear[j] < timeout and sizes[j] < floor:
+            j += 1
+        h = clear[j] if j < len(clear) and clear[j] < timeout else timeout
+        if h < count:
+            heapq.heappush(queue, h)
     return found
 
 
-def full_run(samples_mg: Sequence[int], settings: dict[str, Any]) -> list[int]:
-    """The detector on every sample, in CPython (slow; what ``detections`` must equal)."""
-    detector = firmware_module().ImpulseDetector(settings)
+def full_run(samples_mg: Sequence[int], settings: dict[str, Any]) -> list[tuple[int, int]]:
+    """The detector on every sample, in CPython (slow; what ``detections`` must agree with):
+    (sample, event) of every event."""
+    detector = firmware_module().PressDetector(settings)
     update = detector.update
-    return [
-        k
-        for k in range(len(samples_mg) // 3)
-        if update(samples_mg[3 * k], samples_mg[3 * k + 1], samples_mg[3 * k + 2])
-    ]
+    events = []
+    for k in range(len(samples_mg) // 3):
+        event = update(samples_mg[3 * k], samples_mg[3 * k + 1], samples_mg[3 * k + 2])
+        if event:
+            events.append((k, event))
+    return events

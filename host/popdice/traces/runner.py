@@ -1,5 +1,6 @@
 """Runs the firmware's own press detector inside MicroPython (the unix port, with a Pico's
-192K heap) over samples the CPython side hands it, and reads back where it saw presses.
+192K heap) over samples the CPython side hands it, and reads back its events: where it cued,
+popped and cancelled.
 
 The samples go in as the driver would give them (``sensor.driver_mg``); the MicroPython side
 is ``upy/run_detector.py``, which imports ``popdice_fw.press`` from the firmware directory.
@@ -22,6 +23,7 @@ from ..errors import PopdiceError
 from .trace import driver_mg
 
 RUNNER = Path(__file__).resolve().with_name("upy") / "run_detector.py"
+SETTINGS_VARIABLE = "POPDICE_DETECTOR_SETTINGS"  # what run_detector.py reads its settings from
 HEAP_SIZE = "192K"
 TIMEOUT_S = 600
 
@@ -30,15 +32,24 @@ class DetectorError(PopdiceError):
     """The detector could not be run inside MicroPython."""
 
 
+CUE, POP, CANCEL = 1, 2, 3  # the detector's events (popdice_fw.press)
+
+
 @dataclass(frozen=True)
 class Detections:
     """What the detector did over one run of samples."""
 
-    indices: list[int]  # the samples on which update() returned True
+    events: list[tuple[int, int]]  # (sample, event) of every event
     samples: int
-    presses: int
-    rejected: int
-    releases: int
+    counts: dict[str, int]  # cues, pops, cancels, rejected, releases
+
+    @property
+    def indices(self) -> list[int]:
+        """The samples on which the detector popped."""
+        return [index for index, event in self.events if event == POP]
+
+    def of(self, kind: int) -> list[int]:
+        return [index for index, event in self.events if event == kind]
 
 
 def micropython_command() -> list[str]:
@@ -54,8 +65,8 @@ def micropython_command() -> list[str]:
 def run_detector(
     samples_g: Iterable[Iterable[float]], settings: dict[str, Any] | None = None
 ) -> Detections:
-    """Feeds readings (g) through the firmware's detector inside MicroPython: the default
-    one, or with ``settings`` the settings-driven one (``popdice_fw.impulse``)."""
+    """Feeds readings (g) through the firmware's detector inside MicroPython: with the
+    built-in settings, or with ``settings``."""
     return run_detector_mg(driver_mg(samples_g), settings)
 
 
@@ -67,9 +78,13 @@ def run_detector_mg(samples_mg: array, settings: dict[str, Any] | None = None) -
         samples_mg = array("h", samples_mg)
         samples_mg.byteswap()
     env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(FIRMWARE_DIR), ".frozen"]))
+    env.pop(SETTINGS_VARIABLE, None)
+    if settings:
+        # in the environment: the unix port's wheel fails on an argument of 256 bytes or more
+        env[SETTINGS_VARIABLE] = json.dumps(settings)
     try:
         proc = subprocess.run(
-            [*micropython_command(), str(RUNNER), *([json.dumps(settings)] if settings else [])],
+            [*micropython_command(), str(RUNNER)],
             input=samples_mg.tobytes(),
             capture_output=True,
             env=env,
@@ -80,11 +95,15 @@ def run_detector_mg(samples_mg: array, settings: dict[str, Any] | None = None) -
         raise DetectorError(f"the detector took over {TIMEOUT_S} s") from None
     except OSError as error:
         raise DetectorError(f"cannot run MicroPython: {error.strerror or error}") from None
-    lines = proc.stdout.decode("ascii", "replace").split()
-    if proc.returncode != 0 or "done" not in lines:
+    lines = proc.stdout.decode("ascii", "replace").splitlines()
+    if proc.returncode != 0 or not lines or not lines[-1].startswith("done "):
         problem = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         last = problem[-1] if problem else f"exit code {proc.returncode}"
         raise DetectorError(f"the detector failed inside MicroPython: {last}")
-    done = lines.index("done")
-    samples, presses, rejected, releases = (int(word) for word in lines[done + 1 : done + 5])
-    return Detections([int(word) for word in lines[:done]], samples, presses, rejected, releases)
+    samples, *numbers = (int(word) for word in lines[-1].split()[1:])
+    names = ("cues", "pops", "cancels", "rejected", "releases")
+    events = []
+    for line in lines[:-1]:
+        index, event = line.split()
+        events.append((int(index), int(event)))
+    return Detections(events, samples, dict(zip(names, numbers, strict=True)))

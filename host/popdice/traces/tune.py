@@ -5,13 +5,19 @@ The fit is a search on a grid of meaningful values (``GRID``): for every band, p
 window it fits the threshold first, keeps the most promising few, and then goes round every
 setting in turn (coordinate descent) until nothing improves. What it minimises is how much of
 each target's budget is used: missed presses against 0.5 %, false presses against one an hour
-of non-press time, detections later than 4 samples against 0.5 %, each counted with a margin
-(``MARGIN``): presses with the four gates (threshold, contrast, lead, sideways) made that much
-stricter, false presses with them made that much looser. A dozen minutes of recordings hold
-few of the knocks and bangs that make false presses, and a press that only just passes is
-the one a slightly softer press fails: so the settings are pushed to the middle of the gap
-between presses and everything else, not to the edge of what the recordings allowed. Of the
-values that do equally well it takes the middle of the widest run, for the same reason.
+of non-press time, and, where the recordings say when each press's pop was due (its release,
+or its main blow), pops later than 15 ms against 0.5 %; each counted with a margin
+(``MARGIN``): presses with the gates (threshold, contrast, lead, sideways, and the release's
+size, contrast and sideways) made that much stricter, false presses with them made that much
+looser. A dozen minutes of recordings hold few of the knocks and bangs that make false
+presses, and a press that only just passes is the one a slightly softer press fails: so the
+settings are pushed to the middle of the gap between presses and everything else, not to the
+edge of what the recordings allowed. Of the values that do equally well it takes the middle
+of the widest run, for the same reason.
+
+The settings are fitted for popping on the release, on the press, or both (``POP_ON``);
+``choose_pop_on`` picks the release unless it finds clearly fewer presses, or more false
+ones, than popping on the press, and says why.
 
 The figures ``tune`` reports are cross-validated: every recording is cut into ``folds``
 stretches of time, and each stretch is scored with settings fitted on all the others.
@@ -19,6 +25,7 @@ stretches of time, and each stretch is scored with settings fitted on all the ot
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import multiprocessing
@@ -32,10 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .files import TraceError, read_labels, read_trace
+from .files import TraceError, read_labels, read_releases, read_trace
 from .measured import Measured, check_settings, defaults, detections, firmware_settings
 from .runner import run_detector_mg
-from .scoring import PRESS_SPAN_MS, TARGET_LATENCY_SAMPLES, Score, score
+from .scoring import PRESS_SPAN_MS, TARGET_LATENCY_MS, Score, score
 from .trace import driver_mg
 
 TRACE_SUFFIXES = (".csv.xz", ".csv.gz", ".csv")
@@ -46,11 +53,26 @@ FOLDS = 4
 FORMAT = "popdice-detector"
 FORMAT_VERSION = 1
 KEPT_AFTER_FIRST_PASS = 3
-ROUNDS = 3
+ROUNDS = 2
+BLOW_SAMPLES = 16  # 40 ms after an onset: where its blow is
 MARGIN = 1.25
 # The gates a margin applies to, and which way is stricter for a press: a higher threshold
-# and contrast, a lower lead and sideways allowance.
-STRICTER_UP = {"threshold_mg": True, "contrast": True, "lead_ratio": False, "max_sideways": False}
+# and contrast, a lower lead and sideways allowance; a larger and clearer release, with less
+# of it sideways.
+STRICTER_UP = {
+    "threshold_mg": True,
+    "contrast": True,
+    "lead_ratio": False,
+    "max_sideways": False,
+    "release_ratio": True,
+    "release_contrast": True,
+    "release_sideways": False,
+}
+POP_ON = ("release", "press")
+# Popping on the release is kept unless it finds this much less of the presses, or this many
+# more false presses an hour, than popping on the press.
+RELEASE_RECALL_GIVE = 0.005
+RELEASE_FALSE_GIVE = 0.5
 
 
 def _geometric(low: float, high: float, ratio: float, whole: bool) -> tuple[Any, ...]:
@@ -73,8 +95,12 @@ GRID: dict[str, tuple[Any, ...]] = {
     "refractory_ms": (0, 25, 50, 75, 100, 150, 200, 300, 500, 800),
     "moving_mg": (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192),
     "settle_ms": (0, 50, 100, 200, 300, 500, 800, 1200, 2000),
-    "release_ratio": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-    "hold_ms": (0, 250, 500, 1000, 1500, 2000, 3000),
+    "hold_min_ms": (0, 10, 20, 30, 40, 60, 80, 100, 150, 200, 300),
+    "hold_max_ms": (100, 200, 300, 500, 800, 1200, 1500, 2000, 3000, 5000),
+    "release_ratio": (0.0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0, 1.5),
+    "release_contrast": _geometric(1.0, 30.0, 1.25, whole=False),
+    "release_sideways": _geometric(0.02, 8.0, 1.4, whole=False),
+    "release_polarity": (-1, 0, 1),
 }
 STRUCTURE = ("band_samples", "polarity", "window_samples")
 TUNED_IN_TURN = (
@@ -85,8 +111,12 @@ TUNED_IN_TURN = (
     "moving_mg",
     "settle_ms",
     "refractory_ms",
+    "release_polarity",
     "release_ratio",
-    "hold_ms",
+    "release_contrast",
+    "release_sideways",
+    "hold_min_ms",
+    "hold_max_ms",
 )
 
 
@@ -97,13 +127,22 @@ class TuneError(TraceError):
 @dataclass
 class Recording:
     """One labelled recording: its instants (ms), samples (flat x, y, z, mg) and press
-    onsets (ms); for a model's session, also what else happened, (onset ms, what)."""
+    onsets (ms); where known, each press's release and main blow (ms), when a pop on the
+    release and on the press is due; for a model's session, also what else happened,
+    (onset ms, what)."""
 
     name: str
     t_ms: list[float]
     samples_mg: Sequence[int]
     onsets_ms: list[float]
     events: list[tuple[float, str]] = field(default_factory=list)
+    releases_ms: list[float] | None = None
+    blows_ms: list[float] | None = None
+
+    def score(self, found: Sequence[int], pop_on: str) -> Score:
+        """``found`` (the samples popped on) against this recording's presses."""
+        anchors = self.releases_ms if pop_on == "release" else self.blows_ms
+        return score(self.t_ms, found, self.onsets_ms, self.releases_ms, anchors)
 
     @property
     def seconds(self) -> float:
@@ -119,15 +158,17 @@ class Recording:
             if last - first < 2:
                 continue
             start, end = self.t_ms[first], self.t_ms[last - 1]
-            onsets = [t for t in self.onsets_ms if start <= t <= end]
+            kept = [j for j, t in enumerate(self.onsets_ms) if start <= t <= end]
             events = [(t, what) for t, what in self.events if start <= t <= end]
             pieces.append(
                 Recording(
                     f"{self.name}#{k + 1}",
                     self.t_ms[first:last],
                     self.samples_mg[3 * first : 3 * last],
-                    onsets,
+                    [self.onsets_ms[j] for j in kept],
                     events,
+                    None if self.releases_ms is None else [self.releases_ms[j] for j in kept],
+                    None if self.blows_ms is None else [self.blows_ms[j] for j in kept],
                 )
             )
         return pieces
@@ -149,7 +190,15 @@ def load_recordings(folder: str | Path) -> list[Recording]:
         if trace is None:
             raise TuneError(f"{labels} has no recording beside it ({stem}.csv)")
         t_ms, samples = read_trace(trace)
-        recordings.append(Recording(stem, t_ms, driver_mg(samples), read_labels(labels)))
+        recordings.append(
+            Recording(
+                stem,
+                t_ms,
+                driver_mg(samples),
+                read_labels(labels),
+                releases_ms=read_releases(labels),
+            )
+        )
     if not recordings:
         raise TuneError(f"no labelled recordings in {folder} (NAME.csv with NAME.labels.json)")
     return recordings
@@ -159,11 +208,12 @@ def score_in_micropython(
     recordings: Sequence[Recording], settings: dict[str, Any] | None = None
 ) -> Score:
     """How the firmware's detector does on ``recordings``, run inside MicroPython as on the
-    popper: the built-in one, or with ``settings`` the settings-driven one."""
+    popper: with its built-in settings, or with ``settings``."""
+    pop_on = check_settings(settings or {})["pop_on"]
     total = Score()
     for recording in recordings:
         found = run_detector_mg(array("h", recording.samples_mg), settings)
-        total.add(score(recording.t_ms, found.indices, recording.onsets_ms))
+        total.add(recording.score(found.indices, pop_on))
     return total
 
 
@@ -188,9 +238,12 @@ def check_enough(recordings: Sequence[Recording], where: str) -> None:
 def cost(strict: Score, loose: Score | None = None) -> float:
     """How much of the targets' budgets the scores use (0 is perfect, 3 is all three at their
     limits): missed and late presses from ``strict``, false presses from ``loose`` (the same
-    settings with their margins, or without: ``strict`` alone)."""
+    settings with their margins, or without: ``strict`` alone). Lateness counts only where
+    the recordings say when each pop was due."""
     missed = strict.labelled - strict.detected
-    late = sum(1 for lat in strict.latencies if lat > TARGET_LATENCY_SAMPLES)
+    late = 0
+    if strict.timed:
+        late = sum(1 for lat in strict.latencies_ms if lat > TARGET_LATENCY_MS)
     labelled = max(strict.labelled, 1)
     per_hour = (loose or strict).false_per_hour or 0.0
     return (missed + late) / labelled / 0.005 + per_hour / 1.0
@@ -199,7 +252,7 @@ def cost(strict: Score, loose: Score | None = None) -> float:
 def with_margin(settings: dict[str, Any], stricter: bool, margin: float = MARGIN) -> dict[str, Any]:
     """``settings`` with each gate ``margin`` times stricter for a press (or looser), kept
     within the firmware's ranges."""
-    ranges = {name: (low, high) for name, low, high, _default in firmware_settings()}
+    ranges = {name: (low, high) for name, low, high in firmware_settings()}
     moved = dict(settings)
     for name, up in STRICTER_UP.items():
         low, high = ranges[name]
@@ -217,12 +270,16 @@ class Tuner:
         recordings: Sequence[Recording],
         progress: Callable[[str], None] | None = None,
         cache: dict[tuple[str, int], Measured] | None = None,
+        groups: Sequence[str] | None = None,
     ) -> None:
         """``cache``: measurements shared between tuners, by recording name (unique) and
-        band."""
+        band. ``groups``: a name for each recording (poppers of different kinds); the fit
+        then minimises the worst group's cost, so that no kind of popper is given up for the
+        others."""
         self.recordings = list(recordings)
         self._measured = {} if cache is None else cache
         self._progress = progress or (lambda _what: None)
+        self._groups = None if groups is None else list(groups)
 
     def measured(self, index: int, band: int) -> Measured:
         key = (self.recordings[index].name, band)
@@ -235,25 +292,34 @@ class Tuner:
         for index in range(len(self.recordings)) if which is None else which:
             recording = self.recordings[index]
             found = detections(self.measured(index, settings["band_samples"]), settings)
-            total.add(score(recording.t_ms, found, recording.onsets_ms))
+            total.add(recording.score(found, settings["pop_on"]))
         return total
 
     def margin_cost(self, settings: dict[str, Any], which: Sequence[int] | None) -> float:
-        """The cost of ``settings`` with their margins: what the fit minimises."""
-        strict = self.score(with_margin(settings, stricter=True), which)
-        loose = self.score(with_margin(settings, stricter=False), which)
-        return cost(strict, loose)
+        """The cost of ``settings`` with their margins (the worst group's, with groups):
+        what the fit minimises."""
+        chosen = list(range(len(self.recordings)) if which is None else which)
+        parts = [chosen]
+        if self._groups is not None:
+            names = sorted({self._groups[i] for i in chosen})
+            parts = [[i for i in chosen if self._groups[i] == name] for name in names]
+        stricter = with_margin(settings, stricter=True)
+        looser = with_margin(settings, stricter=False)
+        return max(cost(self.score(stricter, part), self.score(looser, part)) for part in parts)
 
-    def fit(self, which: Sequence[int] | None = None) -> dict[str, Any]:
-        """The settings that do best on the recordings ``which`` (all by default)."""
+    def fit(self, which: Sequence[int] | None = None, pop_on: str = "release") -> dict[str, Any]:
+        """The settings that do best on the recordings ``which`` (all by default), popping
+        on ``pop_on``."""
         floor = self._noise_floor(which)
         starts = []
         for band in GRID["band_samples"]:
             self._progress(f"band {band}")
-            for polarity in GRID["polarity"]:
+            for polarity in self._polarities(which):
                 for window in GRID["window_samples"]:
                     settings = defaults()
-                    settings.update(band_samples=band, polarity=polarity, window_samples=window)
+                    settings.update(
+                        band_samples=band, polarity=polarity, window_samples=window, pop_on=pop_on
+                    )
                     value = self._descend(settings, ("threshold_mg",), which, floor, rounds=1)
                     starts.append((value, band, polarity, window, settings))
         starts.sort(key=lambda item: item[:4])
@@ -265,6 +331,25 @@ class Tuner:
                 best = (value, settings)
         assert best is not None
         return check_settings(best[1])
+
+    def _polarities(self, which: Sequence[int] | None) -> tuple[int, ...]:
+        """The polarities worth trying: the way the labelled presses' blows go along up (the
+        largest impulse of the 40 ms after each onset), if nine in ten agree, and either way;
+        else either way alone."""
+        signs = []
+        for index in range(len(self.recordings)) if which is None else which:
+            recording = self.recordings[index]
+            impulse = self.measured(index, 2).impulse
+            for onset in recording.onsets_ms:
+                first = bisect.bisect_left(recording.t_ms, onset)
+                blow = impulse[first : first + BLOW_SAMPLES]
+                if len(blow):
+                    largest = max(blow, key=abs)
+                    signs.append(1 if largest > 0 else -1)
+        for sign in (-1, 1):
+            if signs and signs.count(sign) >= 0.9 * len(signs):
+                return (sign, 0)
+        return (0,)
 
     def _noise_floor(self, which: Sequence[int] | None) -> int:
         """Thresholds below three times the typical impulse at the finest band are never
@@ -328,6 +413,8 @@ class TuneResult:
     recordings: list[str]
     presses: int
     seconds: float
+    why: str = ""  # why the settings pop on what they pop on
+    other: Score | None = None  # cross-validated, popping on the other, where both were fitted
 
 
 def tune(
@@ -336,12 +423,15 @@ def tune(
     where: str = "recordings",
     progress: Callable[[int, int, str], None] | None = None,
     jobs: int | None = None,
+    pop_on: str = "auto",
 ) -> TuneResult:
     """Fits settings on all the recordings, and scores settings fitted on all but each fold
-    of time on that fold. The fits run at once in ``jobs`` processes (default: one per core;
-    ``worker_processes``, ``Fits``); with 1, or where no process can be started, here one
-    after the other. The result is the same either way."""
+    of time on that fold: popping on ``pop_on`` (``release``, ``press``, or ``auto``: both,
+    then ``choose_pop_on``). The fits run at once in ``jobs`` processes (default: one per
+    core; ``worker_processes``, ``Fits``); with 1, or where no process can be started, here
+    one after the other. The result is the same either way."""
     check_enough(recordings, where)
+    modes = POP_ON if pop_on == "auto" else (pop_on,)
     pieces = [piece for r in recordings for piece in r.cut(folds)]
     fold_of = [int(piece.name.rsplit("#", 1)[1]) - 1 for piece in pieces]
     tests = [[i for i, f in enumerate(fold_of) if f == fold] for fold in range(folds)]
@@ -350,27 +440,67 @@ def tune(
     whole = Tuner(recordings, cache=measured)
     with worker_processes(jobs) as workers:
         fits = Fits(workers, measured, progress)
-        everything = fits.start("all recordings", recordings)  # the largest first
-        by_fold = [
-            fits.start(
-                f"fold {fold + 1} of {folds}",
-                [piece for piece, f in zip(pieces, fold_of, strict=True) if f != fold],
-            )
-            for fold in range(folds)
-        ]
-        chosen = [fits.result(index) for index in by_fold]
-        chosen.append(fits.result(everything))
-    held_out = Score()
-    for fold in range(folds):
-        held_out.add(tuner.score(chosen[fold], tests[fold]))
-    settings = chosen[-1]
+        started = {}
+        for mode in modes:
+            named = f" (pop on the {mode})" if len(modes) > 1 else ""
+            everything = fits.start(f"all recordings{named}", recordings, mode)  # largest first
+            by_fold = [
+                fits.start(
+                    f"fold {fold + 1} of {folds}{named}",
+                    [piece for piece, f in zip(pieces, fold_of, strict=True) if f != fold],
+                    mode,
+                )
+                for fold in range(folds)
+            ]
+            started[mode] = (everything, by_fold)
+        chosen = {
+            mode: ([fits.result(i) for i in by_fold], fits.result(everything))
+            for mode, (everything, by_fold) in started.items()
+        }
+    held_out = {}
+    for mode, (by_fold, _settings) in chosen.items():
+        held_out[mode] = Score()
+        for fold in range(folds):
+            held_out[mode].add(tuner.score(by_fold[fold], tests[fold]))
+    if len(modes) > 1:
+        mode, why = choose_pop_on(held_out["release"], held_out["press"])
+        other = held_out["press" if mode == "release" else "release"]
+    else:
+        mode, why, other = modes[0], f"popping on the {modes[0]}, as asked", None
+    settings = chosen[mode][1]
     return TuneResult(
         settings,
-        held_out,
+        held_out[mode],
         whole.score(settings),
         [r.name for r in recordings],
         sum(len(r.onsets_ms) for r in recordings),
         sum(r.seconds for r in recordings),
+        why,
+        other,
+    )
+
+
+def choose_pop_on(release: Score, press: Score) -> tuple[str, str]:
+    """Whether to pop on the release or on the press, from each one's cross-validated score,
+    and why, in a sentence: the release, unless its presses do not stand clear (it finds
+    clearly fewer of them, or makes clearly more false presses, than popping on the press)."""
+
+    def said(result: Score) -> str:
+        recall = 100.0 * (result.recall or 0.0)
+        per_hour = result.false_per_hour
+        false = "?" if per_hour is None else f"{per_hour:.1f}"
+        return f"{recall:.1f} % of the presses at {false} false presses an hour"
+
+    recall_lost = (press.recall or 0.0) - (release.recall or 0.0)
+    false_more = (release.false_per_hour or 0.0) - (press.false_per_hour or 0.0)
+    if recall_lost <= RELEASE_RECALL_GIVE and false_more <= RELEASE_FALSE_GIVE:
+        return "release", (
+            f"pops on the release: this dome's releases stand clear (on the release "
+            f"{said(release)}; on the press {said(press)})"
+        )
+    return "press", (
+        f"pops on the press: this dome's releases do not stand clear of the rest "
+        f"(on the release {said(release)}; on the press {said(press)})"
     )
 
 
@@ -403,9 +533,9 @@ def worker_processes(jobs: int | None = None) -> Iterator[ProcessPoolExecutor | 
         workers.shutdown()
 
 
-def fitted(recordings: Sequence[Recording]) -> dict[str, Any]:
+def fitted(recordings: Sequence[Recording], pop_on: str = "release") -> dict[str, Any]:
     """Settings fitted on ``recordings``: one fit, as a task for a worker process."""
-    return Tuner(recordings).fit()
+    return Tuner(recordings).fit(pop_on=pop_on)
 
 
 class Fits:
@@ -423,16 +553,16 @@ class Fits:
         self._workers = workers
         self._cache = cache
         self._progress = progress or (lambda _done, _total, _what: None)
-        self._started: list[tuple[str, Sequence[Recording], Future | None]] = []
+        self._started: list[tuple[str, Sequence[Recording], str, Future | None]] = []
         self._done = 0
 
-    def start(self, what: str, recordings: Sequence[Recording]) -> int:
-        future = self._workers.submit(fitted, recordings) if self._workers else None
-        self._started.append((what, recordings, future))
+    def start(self, what: str, recordings: Sequence[Recording], pop_on: str = "release") -> int:
+        future = self._workers.submit(fitted, recordings, pop_on) if self._workers else None
+        self._started.append((what, recordings, pop_on, future))
         return len(self._started) - 1
 
     def result(self, index: int) -> dict[str, Any]:
-        what, recordings, future = self._started[index]
+        what, recordings, pop_on, future = self._started[index]
         if self._done == 0:
             self._progress(0, len(self._started), "fitting")
         settings = None
@@ -442,7 +572,7 @@ class Fits:
             except BrokenProcessPool:
                 pass
         if settings is None:
-            settings = Tuner(recordings, cache=self._cache).fit()
+            settings = Tuner(recordings, cache=self._cache).fit(pop_on=pop_on)
         self._done += 1
         self._progress(self._done, len(self._started), what)
         return settings
@@ -474,7 +604,7 @@ def figures(result: Score) -> dict[str, Any]:
         "presses": result.labelled,
         "recall": None if recall is None else round(recall, 4),
         "false_presses_per_hour": None if per_hour is None else round(per_hour, 2),
-        "latency_samples": result.latency(),
+        "latency_ms": result.latency() if result.timed else None,
     }
 
 
@@ -489,6 +619,8 @@ def document(result: TuneResult) -> dict[str, Any]:
             "presses": result.presses,
             "seconds": round(result.seconds, 1),
         },
+        "pop_on": result.settings["pop_on"],
+        "why": result.why,
         "cross_validated": figures(result.cross_validated),
         "on_the_fitted_recordings": figures(result.fitted),
     }

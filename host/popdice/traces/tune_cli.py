@@ -10,13 +10,14 @@ from pathlib import Path
 from ..console.arguments import folder_name, output_file, whole_number
 from ..console.progress import ProgressBar
 from .files import TraceError
-from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES, TARGET_RECALL, Score
+from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_MS, TARGET_RECALL, Score
 from .tune import (
     FOLDS,
     MIN_PRESSES,
     MIN_QUIET_SECONDS,
     MIN_SECONDS,
     MOST_JOBS,
+    POP_ON,
     TuneResult,
     document,
     load_recordings,
@@ -24,24 +25,30 @@ from .tune import (
 )
 
 DESCRIPTION = f"""\
-Fits the popper's press detector (firmware/popdice_fw/impulse.py) to labelled recordings
-of one unit, and writes its settings to DETECTOR.json for `popdice detect --config` and for
-the popper itself (`popdice calibrate` does all of it at the table).
+Fits the popper's press detector (firmware/popdice_fw/press.py) to labelled recordings of
+one unit, and writes its settings to DETECTOR.json for `popdice detect --config` and for the
+popper itself (`popdice calibrate` does all of it at the table).
 
 DIR holds NAME.csv (or NAME.csv.xz, NAME.csv.gz) recordings, `popdice record`'s format
-t_ms,x_g,y_g,z_g, each with NAME.labels.json beside it ({{"presses_ms": [...]}}); every
-moment not labelled as a press counts as not a press. Record presses, and just as much of
-everything else the unit will feel: knocks on the table, dice landing, lifting it and
-putting it down. Tuning needs at least {MIN_PRESSES} presses, {MIN_SECONDS:.0f} s of recordings and
-{MIN_QUIET_SECONDS:.0f} s without presses; a dozen minutes is better.
+t_ms,x_g,y_g,z_g, each with NAME.labels.json beside it ({{"presses_ms": [...]}}, the press
+marks as a person gives them; "releases_ms" beside it, if known, times the pops too); every
+moment not labelled as a press counts as not a press. With --pop-on auto (the default) it
+fits the settings for popping on the release and on the press, and keeps the release
+unless this unit's releases do not stand clear; it says which and why. Record presses,
+and just as much of everything else the unit will feel: knocks on the table, dice landing,
+lifting it and putting it down. Tuning needs at least {MIN_PRESSES} presses, \
+{MIN_SECONDS:.0f} s of recordings
+and {MIN_QUIET_SECONDS:.0f} s without presses; a dozen minutes is better.
 
 The figures printed are cross-validated: each recording is cut into --folds stretches of
 time and each stretch is scored with settings fitted on the others, so they say how the
 settings will do on presses they have not seen. Targets: recall at least \
 {100 * TARGET_RECALL:.1f} %, at most
-{TARGET_FALSE_PER_HOUR:g} false press an hour, latency at most {TARGET_LATENCY_SAMPLES} samples. \
-The fits run at once, one process
-per core (--jobs); the settings are the same with any number."""
+{TARGET_FALSE_PER_HOUR:g} false press an hour, and where releases are labelled, 99 % of the \
+pops at most
+{TARGET_LATENCY_MS:g} ms after the release (or the press's blow). The fits run at once, one \
+process per core
+(--jobs); the settings are the same with any number."""
 
 EPILOG = """\
 examples:
@@ -72,11 +79,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"stretches of time for cross-validation, 2-10 (default {FOLDS})",
     )
     parser.add_argument(
+        "--pop-on",
+        choices=("auto", *POP_ON),
+        default="auto",
+        help="pop on the dome's release, on the press, or fit both and choose (default auto)",
+    )
+    parser.add_argument(
         "--jobs",
         type=whole_number(1, MOST_JOBS),
         metavar="J",
         help=f"fits made at once, each in a process of its own, 1-{MOST_JOBS} (default: one per "
-        "core; there are --folds + 1 fits)",
+        "core; there are --folds + 1 fits, twice over with --pop-on auto)",
     )
     parser.set_defaults(run=run_tune)
 
@@ -86,7 +99,9 @@ def run_tune(args: argparse.Namespace) -> int:
     if out.is_dir():
         raise TraceError(f"--out {out} is a folder; give a file name such as detector.json")
     recordings = load_recordings(args.folder)
-    result = tune(recordings, args.folds, str(args.folder), ProgressBar("tuning"), args.jobs)
+    result = tune(
+        recordings, args.folds, str(args.folder), ProgressBar("tuning"), args.jobs, args.pop_on
+    )
     try:
         out.write_text(json.dumps(document(result), indent=2) + "\n", encoding="utf-8")
     except OSError as error:
@@ -95,6 +110,7 @@ def run_tune(args: argparse.Namespace) -> int:
         f"fitted on {len(recordings)} recordings, {result.presses} presses, "
         f"{result.seconds / 60:.1f} min"
     )
+    print(result.why)
     print("cross-validated: " + summary(result.cross_validated))
     print("on the recordings it was fitted on: " + summary(result.fitted))
     missed = missed_targets(result.cross_validated)
@@ -129,10 +145,9 @@ def summary(result: Score) -> str:
     parts = [
         "recall -" if recall is None else f"recall {100 * recall:.2f} %",
         "false presses -" if per_hour is None else f"{per_hour:.1f} false presses an hour",
-        "latency -"
-        if latency["max"] is None
-        else f"latency mean {latency['mean']} / max {latency['max']} samples",
     ]
+    if result.timed and latency["p99"] is not None:
+        parts.append(f"latency p50 {latency['p50']:g} / p99 {latency['p99']:g} ms")
     return ", ".join(parts)
 
 
@@ -140,7 +155,7 @@ def missed_targets(result: Score) -> list[str]:
     """The targets ``result`` misses, each with its figure, for people."""
     met = result.meets_targets()
     recall, per_hour = result.recall, result.false_per_hour
-    worst = result.latency()["max"]
+    p99 = result.latency()["p99"]
     missed = []
     if not met["recall"]:
         shown = "-" if recall is None else f"{100 * recall:.2f} %"
@@ -148,6 +163,6 @@ def missed_targets(result: Score) -> list[str]:
     if not met["false_presses_per_hour"]:
         shown = "-" if per_hour is None else f"{per_hour:.1f}"
         missed.append(f"{shown} false presses an hour (target {TARGET_FALSE_PER_HOUR:g})")
-    if not met["latency_samples"]:
-        missed.append(f"latency max {worst} samples (target {TARGET_LATENCY_SAMPLES})")
+    if result.timed and not met["latency_ms"]:
+        missed.append(f"latency p99 {p99} ms (target {TARGET_LATENCY_MS:g})")
     return missed
