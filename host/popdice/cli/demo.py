@@ -1,5 +1,6 @@
-"""`popdice demo`: each device's handshake, a command round trip, an event, and bad input;
-then a game at the table on simulated devices.
+"""`popdice demo`: each device's handshake, a command round trip, an event, a press of the
+popper's dome (its cue, then its pop on the release), and bad input; then a game at the
+table on simulated devices.
 
 Real boards are used when plugged in; otherwise simulated ones are started (and it says so).
 With a simulator the demo presses the buttons itself through the control channel; with a
@@ -70,6 +71,40 @@ def show_event(kind: str, client: DeviceClient, control: object | None) -> None:
     raise PopdiceError(f"no button event from the {kind} within {timeout:.0f} s")
 
 
+PRESS_SEEDS = range(1, 4)  # presses of the simulated dome, until one pops
+
+
+def show_press(client: DeviceClient, control: object | None) -> None:
+    """A press of the dome: the cue on its blow (the dice dim), the pop on its release."""
+    if control is None:
+        say("popper", "press: press the dome now, hold it a moment, and let go")
+        presses = [None]
+    else:
+        say("popper", "press: a press and release of the dome, from the physical model")
+        presses = list(PRESS_SEEDS)
+    for seed in presses:
+        started = time.monotonic()
+        if control is not None:
+            from ..sim.physics import press_trace
+
+            control.feed_accel(press_trace(seed=seed).samples_g, wait=False)  # type: ignore[attr-defined]
+        deadline = started + (SIM_EVENT_TIMEOUT_S if control is not None else REAL_PRESS_TIMEOUT_S)
+        while (left := deadline - time.monotonic()) > 0:
+            item = client.next_event(left)
+            if not isinstance(item, Event):
+                continue
+            at = f"{(item.received - started) * 1000:.0f} ms"
+            if item.kind == "cue" and item.data.get("on"):
+                say("popper", f"cue at {at}: the press blow; the dice dim until it is let go")
+            elif item.kind == "cue":
+                say("popper", f"at {at}: let go without a release it could tell: no pop")
+                break
+            elif item.kind == "pop":
+                say("popper", f"pop at {at}, on the release: {json.dumps(item.data['dice'])}")
+                return
+    raise PopdiceError("the popper did not pop: press the dome again, or run popdice calibrate")
+
+
 def expect_complaint(client: DeviceClient, what: str) -> str:
     try:
         code, message = client.link.complaints.get(timeout=2.0)
@@ -122,6 +157,8 @@ def run_demo(real: bool = True) -> int:
             show_handshake(kind, client)
             show_round_trip(kind, client)
             show_event(kind, client, control)
+            if kind == "popper":
+                show_press(client, control)
             show_bad_input(kind, client)
     print("demo finished: both devices answered everything and kept running", flush=True)
     return 0

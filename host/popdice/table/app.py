@@ -148,8 +148,9 @@ class TableApp(App[None]):
             return
         referee = self.session.referee
         where = " (simulated)" if self.simulated else ""
+        pressed = " · pressed: it pops when let go" if self.session.pressed else ""
         status.update(
-            f"{referee.game} · game {self.session.game_id}{where} · {referee.status()}"
+            f"{referee.game} · game {self.session.game_id}{where} · {referee.status()}{pressed}"
         )
         if isinstance(referee, LowdownTable):
             self.screen_stack[0].query_one("#lowdown", LowdownView).show()

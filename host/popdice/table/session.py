@@ -38,7 +38,7 @@ from ..devices.handheld import (
     SecretRollEvent,
     UnknownRoll,
 )
-from ..devices.link import DeviceReboot, EventGap, Notice
+from ..devices.link import DeviceReboot, Event, EventGap, Notice
 from ..devices.popper import Pop
 from ..errors import DeviceDisconnected, DeviceError, PopdiceError
 from .devices import HandheldLike, PopperLike
@@ -85,6 +85,7 @@ class TableSession:
         self.handheld = handheld
         self.seen_rolls = seen_rolls or set()
         self.log = log or []
+        self.pressed = False  # the popper cued a press and waits for its release
         self.missing: set[str] = set()
         """The boards whose link went and that have not come back yet."""
         self.finished = record.finished is not None
@@ -271,8 +272,14 @@ class TableSession:
             return self.note(f"the popper restarted (session {notice.new_session})")
         if isinstance(notice, EventGap):
             return self.note(f"popper events {notice.first}-{notice.last} were lost")
+        if isinstance(notice, Event) and notice.kind == "cue":
+            self.pressed = bool(notice.data.get("on"))
+            if not self.pressed:  # a candidate the popper let go: shown, not journaled
+                self.log.append("the dome was let go without a release the popper could tell")
+            return None
         pop = Pop.from_event(notice)
         if pop is not None:
+            self.pressed = False
             return self.take_pop(pop, notice.session)
         return None
 
