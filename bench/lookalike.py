@@ -1,12 +1,14 @@
 # pyright: reportMissingImports=false
 """How many presses look, within the sensor's noise, like a moment with no press at all?
 
-A detector that must decide within 4 samples of a press's label sees only what the sensor
-reported up to then. If, in the same unit's sessions, some moment without a press gave the
-same readings up to noise, no detector can tell the two apart: it finds that press only by
-also firing there. This bench measures that, for every model family, on the sessions
-bench/detect.py uses (``popdice_lab.crossfamily.Plan``, per evaluation unit its 12
-calibration minutes and its 20 evaluation minutes together), independently of any detector:
+A detector that must decide within 4 samples (10 ms, ``popdice_lab.visibility``'s
+``HORIZON_SAMPLES``) of a press's label sees only what the sensor reported up to then. If,
+in the same unit's sessions, some moment without a press gave the same readings up to
+noise, no detector can tell the two apart: it finds that press only by also firing there.
+This bench measures that, for every model family, on the sessions bench/detect.py uses
+(``popdice_lab.crossfamily.Plan``, per evaluation unit its 12 calibration minutes and its 80
+evaluation minutes together; about 2 minutes a unit on 2 cores), independently of any
+detector:
 
 - the motion is each sample less gravity (the mean of the 64 samples before it, 160 ms);
 - a press's view is the motion on all three axes over the 8 samples that end 4 after its
@@ -55,10 +57,11 @@ try:
 except ImportError:
     sys.exit("error: numpy is missing: `make bench-lookalike` installs what this needs")
 
-from popdice.traces.scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_SAMPLES
+from popdice.traces.scoring import TARGET_FALSE_PER_HOUR
 from popdice.traces.tune import Recording
 from popdice_lab.crossfamily import MOST_UNITS, Plan, bench_plan, make_family
 from popdice_lab.families import chosen
+from popdice_lab.visibility import HORIZON_SAMPLES
 
 GRAVITY_SAMPLES = 64
 BEFORE_PRESS_SAMPLES = 20  # 50 ms before a label...
@@ -87,7 +90,7 @@ class Unit:
     """One unit's sessions cut into views: every press's, and every moment's without one."""
 
     def __init__(
-        self, recordings: list[Recording], window: int, latency: int = TARGET_LATENCY_SAMPLES
+        self, recordings: list[Recording], window: int, latency: int = HORIZON_SAMPLES
     ) -> None:
         self.window = window
         presses, quiet, owners, noise = [], [], [], []
@@ -187,8 +190,8 @@ def main() -> int:
     parser.add_argument(
         "--latency",
         type=int,
-        default=TARGET_LATENCY_SAMPLES,
-        help=f"where the view ends, samples after the label (default {TARGET_LATENCY_SAMPLES})",
+        default=HORIZON_SAMPLES,
+        help=f"where the view ends, samples after the label (default {HORIZON_SAMPLES})",
     )
     args = parser.parse_args()
     try:

@@ -1,9 +1,11 @@
 """Writes the fixed press-detection corpus in bench/corpus/ from the physical model
-(popdice.sim.physics): five-minute traces, each a CSV (xz-compressed) and its labels.
+(popdice.sim.physics): five-minute traces, each a CSV (xz-compressed) and its labels (each
+press's onset and release, ``popdice.traces.files.write_labels``).
 
 Every file comes from a fixed kind and seed, so running this again gives the same bytes.
-About 1,000 presses and 1.2 hours of non-press time (the non-press traces, and the time
-between presses in the press traces) in about 5 MB: timestamps cost the most, and two hours
+About 1,200 presses and 1.1 hours of non-press time (the non-press traces, and the time
+between presses in the press traces less each press's hold and the second after its
+release) in about 5 MB: timestamps cost the most, and two hours
 would take 8 MB. ``--scale N`` writes N times as many traces per kind (the same ones first,
 then further seeds), for a longer run of bench/detect.py --corpus DIR. ``--first-seed S``
 starts every kind's seeds at S instead of 1: with a large S (say 1001) that is a held-out

@@ -5,9 +5,11 @@ be put next to its likely cause.
 Events are counted by kind ("knock 3.49 g" is a knock), and a model's own record of a press
 is not an event here.
 
-- A false press within ``AFTER_PRESS_MS`` of a labelled press is put down to that press (its
-  release, or its own ringing); otherwise to the last thing that happened at most
-  ``FALSE_LOOKBACK_MS`` before it, or to ``NOTHING`` if nothing did.
+- A false press from a labelled press's onset to ``AFTER_PRESS_MS`` after its release (after
+  its onset where the release is not known) is put down to that press (its hold, its
+  release, or its own ringing: the span the scoring leaves out of non-press time);
+  otherwise to the last thing that happened at most ``FALSE_LOOKBACK_MS`` before it, or to
+  ``NOTHING`` if nothing did.
 - A press is in the context of the last thing that happened at most ``MISS_LOOKBACK_MS``
   before its label, or ``ALONE``; misses are counted against the presses of each context.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from popdice.traces.scoring import PRESS_SPAN_MS, Score
@@ -26,7 +29,7 @@ from popdice.traces.scoring import PRESS_SPAN_MS, Score
 AFTER_PRESS_MS = PRESS_SPAN_MS
 FALSE_LOOKBACK_MS = 3000.0
 MISS_LOOKBACK_MS = 1500.0
-AFTER_PRESS = "a press's release or ringing"
+AFTER_PRESS = "a press's hold, release or ringing"
 NOTHING = "nothing within 3 s"
 ALONE = "alone"
 
@@ -78,17 +81,25 @@ def _last_before(
     return None
 
 
-def attribute(result: Score, onsets_ms: list[float], events: list[tuple[float, str]]) -> Causes:
-    """The causes of ``result``'s mistakes (one session's score against its ``onsets_ms``),
-    from the session's other ``events`` (onset ms, what)."""
+def attribute(
+    result: Score,
+    onsets_ms: Sequence[float],
+    events: Sequence[tuple[float, str]],
+    releases_ms: Sequence[float] | None = None,
+) -> Causes:
+    """The causes of ``result``'s mistakes (one session's score against its ``onsets_ms``,
+    with each press's release where known, in the onsets' order), from the session's other
+    ``events`` (onset ms, what)."""
     kinds = [(t, kind_of(what)) for t, what in events]
     others = sorted((t, what) for t, what in kinds if what != "press")
     times = [t for t, _ in others]
-    presses = sorted(onsets_ms)
+    ends = list(onsets_ms) if releases_ms is None else list(releases_ms)
+    spans = sorted(zip(onsets_ms, ends, strict=True))
+    presses = [onset for onset, _ in spans]
     causes = Causes()
     for at in result.false_ms:
         k = bisect.bisect_right(presses, at) - 1
-        if k >= 0 and at - presses[k] <= AFTER_PRESS_MS:
+        if k >= 0 and at - spans[k][1] <= AFTER_PRESS_MS:  # in its hold, or soon after
             causes.false_by_cause[AFTER_PRESS] += 1
         else:
             causes.false_by_cause[

@@ -1,12 +1,16 @@
 """How far a press has moved the reading by the time the detector must decide on it.
 
-The latency target is 4 samples from a press's label. By then a press has moved the reading
-by some amount; if that is within the reading's own noise, nothing that decides in time can
-tell the press from the noise without also firing on the noise. This module measures it:
-for each labelled press, the largest change of any axis over the label's sample and the
-``TARGET_LATENCY_SAMPLES`` after it, from the mean of the three samples before the label, in
-units of the recording's noise (the noise of each axis: the median absolute change from one
-sample to the next, scaled to a standard deviation, never less than the sensor's 4 mg step).
+The horizon is ``HORIZON_SAMPLES``: 4 samples (10 ms) from a press's label, the latency
+target a detector that pops on the press blow was once held to (the targets now count
+latency in ms from the pop's anchor, ``popdice.traces.scoring.TARGET_LATENCY_MS``; this
+horizon stays as it was, so its figures compare with earlier ones). By then a press has
+moved the reading by some amount; if that is within the reading's own noise, nothing that
+decides in time can tell the press from the noise without also firing on the noise. This
+module measures it: for each labelled press, the largest change of any axis over the
+label's sample and the ``HORIZON_SAMPLES`` after it, from the mean of the three samples
+before the label, in units of the recording's noise (the noise of each axis: the median
+absolute change from one sample to the next, scaled to a standard deviation, never less
+than the sensor's 4 mg step).
 
 A press is *faint* below ``FAINT_SIGMAS``: 5 standard deviations. Gaussian noise passes 5
 sigmas on one axis of one sample with a chance of about 3 in 10 million; at 400 samples a
@@ -23,8 +27,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from popdice.traces.scoring import TARGET_LATENCY_SAMPLES
-
+HORIZON_SAMPLES = 4  # samples after a press's label by which it is judged (10 ms at 400 Hz)
 FAINT_SIGMAS = 5.0
 STEP_MG = 4  # the LIS3DH's step at +-8 g in high-resolution mode
 _MAD_TO_SIGMA = 1.0 / (0.6745 * 2**0.5)  # median |difference| of white noise, to its sigma
@@ -32,7 +35,7 @@ _MAD_TO_SIGMA = 1.0 / (0.6745 * 2**0.5)  # median |difference| of white noise, t
 
 @dataclass
 class Visibility:
-    """Each press's largest move within the latency target, in noise sigmas."""
+    """Each press's largest move within ``HORIZON_SAMPLES`` of its label, in noise sigmas."""
 
     sigmas: list[float]
 
@@ -61,7 +64,8 @@ def noise_mg(samples_mg: Sequence[int]) -> tuple[float, float, float]:
 def visibility(
     t_ms: Sequence[float], samples_mg: Sequence[int], onsets_ms: Sequence[float]
 ) -> Visibility:
-    """How far each labelled press has moved the reading by its latency target."""
+    """How far each labelled press has moved the reading ``HORIZON_SAMPLES`` after its
+    label."""
     noise = noise_mg(samples_mg)
     count = len(t_ms)
     sigmas = []
@@ -69,13 +73,13 @@ def visibility(
     for onset in sorted(onsets_ms):
         while first < count and t_ms[first] < onset:
             first += 1
-        if first < 3 or first + TARGET_LATENCY_SAMPLES >= count:
+        if first < 3 or first + HORIZON_SAMPLES >= count:
             continue
         largest = 0.0
         for axis in range(3):
             before = [samples_mg[3 * k + axis] for k in range(first - 3, first)]
             base = sum(before) / 3
-            for k in range(first, first + TARGET_LATENCY_SAMPLES + 1):
+            for k in range(first, first + HORIZON_SAMPLES + 1):
                 largest = max(largest, abs(samples_mg[3 * k + axis] - base) / noise[axis])
         sigmas.append(largest)
     return Visibility(sigmas)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from popdice.sim.physics import scenes
+from popdice.traces.scoring import TARGET_LATENCY_MS
 from popdice_lab.pictures import catalog, detector_plot, led_dice, table_screenshot
 from popdice_lab.pictures.__main__ import main
 
@@ -76,11 +77,24 @@ def test_the_led_picture_shows_every_pixel_of_the_frames_it_was_given() -> None:
 
 
 def test_the_detector_plot_marks_the_press_and_not_the_knock() -> None:
-    press = detector_plot.run_detector(scenes.press_trace(seed=1))
-    knock = detector_plot.run_detector(scenes.knock_trace(seed=4))
-    assert [s.decision for s in press if s.decision] == ["press", "release"]
-    assert "press" not in [s.decision for s in knock]
+    trace = scenes.press_trace(seed=1)
+    press = detector_plot.run_detector(trace)
+    events = [(i, s.event) for i, s in enumerate(press) if s.event]
+    assert [event for _, event in events] == ["cue", "pop"]
+    (cue, _), (pop, _) = events
+    onset_ms, release_ms = trace.press_times_ms[0], trace.releases_ms[0]
+    # cued on the press blow, popped on the release blow, within the latency target
+    assert onset_ms <= trace.t_ms[cue] <= onset_ms + 20
+    assert release_ms <= trace.t_ms[pop] <= release_ms + TARGET_LATENCY_MS
     assert {s.state for s in press} == set(range(len(detector_plot.STATE_NAMES)))
+    assert press[cue].state == detector_plot.STATE_NAMES.index("hold")
+    knock = detector_plot.run_detector(detector_plot.knock())
+    assert [s.event for s in knock if s.event] in (["cue", "cancel"], [])
+    carry = detector_plot.run_detector(scenes.carry_trace(seed=4, seconds=4.0))
+    assert not any(s.event for s in carry)
+    svg = ET.fromstring(detector_plot.draw([("a press", trace, press)]))
+    named = [t.text for t in svg.iter(f"{SVG}text") if t.get("font-weight") == "bold"]
+    assert named.count("pop") == named.count("cue") == 1 and "cancel" not in named
 
 
 def test_the_table_screenshot_names_its_styles_the_same_every_time() -> None:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from popdice_lab.visibility import FAINT_SIGMAS, noise_mg, visibility
+from popdice_lab.visibility import FAINT_SIGMAS, HORIZON_SAMPLES, noise_mg, visibility
 
 
 def recording(steps_mg: list[int], noise: float, seed: int = 1) -> tuple[list, list, list]:
@@ -38,3 +38,16 @@ def test_a_press_within_the_noise_is_faint_and_one_well_above_it_is_not():
     assert seen.sigmas[1] > 40 and seen.sigmas[3] > 60
     assert seen.sigmas[0] < FAINT_SIGMAS and seen.sigmas[2] < FAINT_SIGMAS
     assert seen.faint == pytest.approx(0.5)
+
+
+def test_a_press_is_judged_on_the_4_samples_after_its_label_and_no_later():
+    assert HORIZON_SAMPLES == 4
+
+    def moving_from(first: int) -> list[int]:
+        """Rest at 1 g on z, 600 mg less from sample ``first`` on."""
+        return [v for k in range(400) for v in (0, 0, 1000 - (600 if k >= first else 0))]
+
+    t_ms = [2.5 * k for k in range(400)]
+    label = [200 * 2.5]  # sample 200
+    assert visibility(t_ms, moving_from(200 + HORIZON_SAMPLES), label).sigmas[0] > 100
+    assert visibility(t_ms, moving_from(200 + HORIZON_SAMPLES + 1), label).sigmas[0] == 0

@@ -1,12 +1,16 @@
 """The detector plot: a press, a knock and a carry as the popper's accelerometer reads them,
-with what the firmware's settings-driven press detector made of each, sample by sample.
+with what the firmware's press detector made of each, sample by sample.
 
 The traces come from the physical model (``popdice.sim.physics.scenes``, seeded); the detector is
-``popdice_fw/impulse.py`` itself, with its shipped defaults, loaded into CPython as the tuner
-loads it (``traces.measured``), fed each sample as the driver hands it over. For every sample
-the plot keeps the detector's state (shaded), its impulse in the press's direction against
-its threshold, and what it decided: a press, a candidate rejected (it rocked sideways or the
-unit moved), or a release (the dome snapping back, weaker than the press).
+``popdice_fw/press.py`` itself, with its built-in settings (popping on the release), loaded
+into CPython as the tuner loads it (``traces.measured.firmware_module``), fed each sample as
+the driver hands it over (``PressDetector.update``). For every sample the plot keeps the
+detector's state (shaded: settling, armed, candidate, hold, refractory), the size of its
+impulse against its threshold (on a log scale from the sensor's 4 mg step, so that the
+threshold shows whatever the settings make it), and the event it brought: a cue (a press blow, the
+dice get ready), a pop (the release: the dice pop) or a cancel (what cued was no press: it
+did not release like one, or the unit moved). The model's own press and release are marked
+too, so the pop can be read against the release it waits for.
 """
 
 from __future__ import annotations
@@ -23,19 +27,43 @@ from .svg import DRAWN_BY, Canvas
 
 FILE = "detector.svg"
 PERIOD_MS = 2.5
+STEP_MG = 4  # the sensor's step: the foot of the impulse's scale
 
-# (what, the trace): seeds picked to show each decision once; every one is drawn as it came.
+KNOCK_SEEDS = tuple(range(1, 41))
+
+
+def knock() -> Trace:
+    """The knock drawn: the first of ``KNOCK_SEEDS`` that the detector cues on and then
+    cancels, so that the picture shows a cancel whatever the built-in settings are (they are
+    fitted, and refitted, by ``bench/fit_builtin.py``); if it cancels none, the first it
+    does nothing on; if none, the first."""
+    quiet = None
+    for seed in KNOCK_SEEDS:
+        trace = scenes.knock_trace(seed=seed)
+        events = [sample.event for sample in run_detector(trace) if sample.event]
+        if events == ["cue", "cancel"]:
+            return trace
+        if quiet is None and not events:
+            quiet = trace
+    return quiet or scenes.knock_trace(seed=KNOCK_SEEDS[0])
+
+
+# (what, the trace): the press and the carry from fixed seeds, the knock chosen as ``knock``
+# says; every one is drawn as it came.
 SCENES: list[tuple[str, Callable[[], Trace]]] = [
-    ("a press (and its release)", lambda: scenes.press_trace(seed=1)),
-    ("a knock on the table beside it", lambda: scenes.knock_trace(seed=4)),
+    ("a press, held a third of a second, and its release", lambda: scenes.press_trace(seed=1)),
+    ("a knock on the table beside it", knock),
     ("picked up, carried and put down", lambda: scenes.carry_trace(seed=4, seconds=4.0)),
 ]
 
-STATE_NAMES = ("settling", "armed", "candidate", "refractory")
-STATE_FILLS = ("#e6e6e6", "#ffffff", "#ffd54f", "#cfe3f7")
-PRESS = "#d62728"
-REJECTED = "#7f7f7f"
-RELEASE = "#1f77b4"
+STATE_NAMES = ("settling", "armed", "candidate", "hold", "refractory")  # press.STATES
+STATE_FILLS = ("#e6e6e6", "#ffffff", "#ffd54f", "#fde0c5", "#cfe3f7")
+EVENT_NAMES = ("", "cue", "pop", "cancel")  # by press.CUE, POP, CANCEL
+CUE = "#ff7f0e"
+POP = "#d62728"
+CANCEL = "#7f7f7f"
+EVENT_COLOURS = {"cue": CUE, "pop": POP, "cancel": CANCEL}
+LABEL = "#2ca02c"
 READING = "#333333"
 IMPULSE = "#9467bd"
 INK = "#222222"
@@ -44,7 +72,7 @@ GRID = "#dddddd"
 
 LEFT = 70
 PLOT_W = 760
-TOP = 96
+TOP = 112
 PANEL_GAP = 44
 READING_H = 110
 IMPULSE_H = 70
@@ -58,32 +86,27 @@ class Sample:
 
     magnitude_g: float
     impulse_mg: int  # in the press's direction
-    state: int
-    decision: str  # "", "press", "rejected" or "release"
+    state: int  # press.SETTLING ... press.REFRACTORY, after this sample
+    event: str  # "", "cue", "pop" or "cancel"
 
 
 def run_detector(trace: Trace) -> list[Sample]:
-    """The firmware's detector over ``trace``, with what it was doing on every sample."""
+    """The firmware's detector, built-in settings, over ``trace``: what it was doing on
+    every sample."""
     module = firmware_module()
+    assert tuple(module.STATES) == STATE_NAMES
+    assert (module.CUE, module.POP, module.CANCEL) == (1, 2, 3)
     settings = defaults()
-    detector = module.ImpulseDetector(settings)
+    detector = module.PressDetector(settings)
     polarity = settings["polarity"] or 1
     values = driver_mg(trace.samples_g)
     out = []
     for index, reading in enumerate(trace.samples_g):
-        rejected, releases = detector.rejected, detector.releases
         x, y, z = values[3 * index : 3 * index + 3]
-        pressed = detector.update(x, y, z)
-        if pressed:
-            decision = "press"
-        elif detector.rejected > rejected:
-            decision = "rejected"
-        elif detector.releases > releases:
-            decision = "release"
-        else:
-            decision = ""
+        event = detector.update(x, y, z)
         magnitude = math.sqrt(sum(g * g for g in reading))
-        out.append(Sample(magnitude, detector.impulse * polarity, detector.state, decision))
+        impulse = detector.value(module.IMPULSE) * polarity
+        out.append(Sample(magnitude, impulse, detector.state, EVENT_NAMES[event]))
     return out
 
 
@@ -96,13 +119,14 @@ def draw(panels: list[tuple[str, Trace, list[Sample]]]) -> bytes:
     canvas.text(
         20,
         50,
-        "traces from the physical model (popdice.sim.physics, seeded); the firmware's impulse.py, "
-        "shipped settings, decides on each sample (400 Hz)",
+        "the firmware's press.py, built-in settings (pop on the release), on each 400 Hz sample "
+        "of traces from the physical model (popdice.sim.physics, seeded)",
         11,
         fill=MUTED,
     )
-    legend(canvas, 20, 72)
+    legend(canvas, 20, 70)
     threshold = defaults()["threshold_mg"]
+    ceiling = impulse_ceiling(panels, threshold)
     for number, (what, trace, samples) in enumerate(panels):
         top = TOP + number * (panel_h + PANEL_GAP) + 16
         seconds = len(samples) * PERIOD_MS / 1000
@@ -116,9 +140,10 @@ def draw(panels: list[tuple[str, Trace, list[Sample]]]) -> bytes:
             MUTED,
         )
         shade_states(canvas, samples, top, panel_h)
+        labels(canvas, trace, len(samples), top, panel_h, top + READING_H - 6)
         reading_strip(canvas, samples, top)
-        impulse_strip(canvas, samples, top + READING_H + STRIP_GAP, threshold)
-        decisions(canvas, samples, top, panel_h)
+        impulse_strip(canvas, samples, top + READING_H + STRIP_GAP, threshold, ceiling)
+        events(canvas, samples, top, panel_h)
         time_axis(canvas, seconds, top + panel_h)
     canvas.text(20, height - 14, DRAWN_BY, 10, fill=MUTED)
     return canvas.document()
@@ -129,19 +154,44 @@ def x_of(index: float, count: int) -> float:
 
 
 def legend(canvas: Canvas, left: float, y: float) -> None:
+    """The states on one line; below it, the events and the curves."""
+    start = left
+    canvas.text(left, y, "state:", 10, fill=MUTED)
+    left += 38
     for name, fill in zip(STATE_NAMES, STATE_FILLS, strict=True):
         canvas.rect(left, y - 9, 14, 10, fill, stroke="#bbbbbb")
         canvas.text(left + 18, y, name, 10, fill=MUTED)
-        left += 30 + 6 * len(name)
-    for name, colour in (("press", PRESS), ("rejected", REJECTED), ("release", RELEASE)):
+        left += 28 + 6 * len(name)
+    left, y = start, y + 18
+    canvas.text(left, y, "event:", 10, fill=MUTED)
+    left += 38
+    for name, colour in EVENT_COLOURS.items():
         canvas.line(left + 6, y - 10, left + 6, y + 2, colour, stroke_width="2")
         canvas.text(left + 14, y, name, 10, fill=MUTED)
-        left += 28 + 6 * len(name)
+        left += 24 + 6 * len(name)
+    left += 10
+    canvas.line(left + 6, y - 10, left + 6, y + 2, LABEL, stroke_dasharray="3 2")
+    canvas.text(left + 14, y, "the model's press and release", 10, fill=MUTED)
+    left += 178
     canvas.line(left, y - 4, left + 16, y - 4, READING, stroke_width="1.2")
     canvas.text(left + 20, y, "|a| (g)", 10, fill=MUTED)
     left += 66
     canvas.line(left, y - 4, left + 16, y - 4, IMPULSE, stroke_width="1.2")
-    canvas.text(left + 20, y, "impulse (mg) and its threshold", 10, fill=MUTED)
+    canvas.text(left + 20, y, "|impulse| (mg, log) and its threshold", 10, fill=MUTED)
+
+
+def labels(
+    canvas: Canvas, trace: Trace, count: int, top: float, height: float, name_y: float
+) -> None:
+    """The model's press onsets and releases: dashed across the panel, named at ``name_y``."""
+    for times, name in ((trace.press_times_ms, "press"), (trace.releases_ms, "release")):
+        for at in times:
+            index = (at - trace.t_ms[0]) / PERIOD_MS
+            if not 0 <= index < count:
+                continue
+            x = x_of(index, count)
+            canvas.line(x, top, x, top + height, LABEL, stroke_dasharray="3 2")
+            canvas.text(x - 4, name_y, name, 10, "end", LABEL)
 
 
 def shade_states(canvas: Canvas, samples: list[Sample], top: float, height: float) -> None:
@@ -170,31 +220,51 @@ def reading_strip(canvas: Canvas, samples: list[Sample], top: float) -> None:
     canvas.polyline(points, READING, stroke_width="1.2")
 
 
-def impulse_strip(canvas: Canvas, samples: list[Sample], top: float, threshold: int) -> None:
-    ceiling = 4 * threshold
-    middle = top + IMPULSE_H / 2
-    scale = IMPULSE_H / (2 * ceiling)
-    canvas.line(LEFT, middle, LEFT + PLOT_W, middle, GRID)
-    threshold_y = middle - threshold * scale
+def impulse_ceiling(panels: list[tuple[str, Trace, list[Sample]]], threshold: int) -> int:
+    """The top of every panel's impulse scale: the power of ten above the largest impulse."""
+    sizes = [abs(s.impulse_mg) for _, _, samples in panels for s in samples]
+    return 10 ** math.ceil(math.log10(max([*sizes, threshold, 10 * STEP_MG])))
+
+
+def impulse_strip(
+    canvas: Canvas, samples: list[Sample], top: float, threshold: int, ceiling: int
+) -> None:
+    """The impulse's size, on a log scale from ``STEP_MG`` to ``ceiling``, its decades
+    named at the right, with the threshold dashed."""
+    bottom = top + IMPULSE_H
+
+    def y_of(mg: float) -> float:
+        share = math.log(max(mg, STEP_MG) / STEP_MG) / math.log(ceiling / STEP_MG)
+        return bottom - share * IMPULSE_H
+
+    decade = 10 * STEP_MG
+    while decade < ceiling:
+        canvas.line(LEFT, y_of(decade), LEFT + PLOT_W, y_of(decade), GRID)
+        canvas.text(LEFT + PLOT_W - 4, y_of(decade) - 2, f"{decade} mg", 9, "end", MUTED)
+        decade *= 10
+    threshold_y = y_of(threshold)
     canvas.line(LEFT, threshold_y, LEFT + PLOT_W, threshold_y, IMPULSE, stroke_dasharray="5 3")
     canvas.text(LEFT - 6, threshold_y + 4, f"{threshold} mg", 10, "end", MUTED)
     points = []
     for index, sample in enumerate(samples):
-        clipped = max(-ceiling, min(ceiling, sample.impulse_mg))
-        points.append((x_of(index + 0.5, len(samples)), middle - clipped * scale))
+        points.append((x_of(index + 0.5, len(samples)), y_of(abs(sample.impulse_mg))))
     canvas.polyline(points, IMPULSE, stroke_width="1.2")
 
 
-def decisions(canvas: Canvas, samples: list[Sample], top: float, height: float) -> None:
-    colours = {"press": PRESS, "rejected": REJECTED, "release": RELEASE}
+def events(canvas: Canvas, samples: list[Sample], top: float, height: float) -> None:
+    """Each event as a line with its name; one close after another is named lower down."""
+    last_x = -math.inf
+    row = 0
     for index, sample in enumerate(samples):
-        if not sample.decision:
+        if not sample.event:
             continue
         x = x_of(index + 0.5, len(samples))
-        colour = colours[sample.decision]
+        row = row + 1 if x - last_x < 60 else 0
+        last_x = x
+        colour = EVENT_COLOURS[sample.event]
         canvas.line(x, top, x, top + height, colour, stroke_width="2")
         canvas.polygon([(x - 5, top - 1), (x + 5, top - 1), (x, top + 7)], colour)
-        canvas.text(x + 7, top + 14, sample.decision, 11, fill=colour, weight="bold")
+        canvas.text(x + 7, top + 14 + 14 * row, sample.event, 11, fill=colour, weight="bold")
 
 
 def time_axis(canvas: Canvas, seconds: float, y: float) -> None:
