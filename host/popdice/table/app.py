@@ -10,6 +10,9 @@ The log shows every line the session logs, so a reveal that follows a move is sh
 commitment that does not match, and a journal that cannot be written, are also shouted (a
 notification and the bell). Lowdown
 shows every board (lowdown_view.py). Fits 80x24.
+
+Every text is drawn as it is, never read as markup, and goes through ``names.literal``:
+players' names (in the status line, the scores, the log, notifications) show as typed.
 """
 
 from __future__ import annotations
@@ -17,11 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, TypeVar
 
+from rich.cells import cell_len
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.notifications import SeverityLevel
 from textual.widget import Widget
 from textual.widgets import Footer, Input, RichLog, Static
 
@@ -33,12 +38,22 @@ from .dice_view import DiceView
 from .help import HelpScreen
 from .lowdown_table import LowdownTable
 from .lowdown_view import LowdownView
+from .names import literal
 from .popalotsy_table import PopalotsyTable
 from .referee import Refused
 from .ringer_table import RingerTable
 from .session import Outcome, TableSession
 
 W = TypeVar("W", bound=Widget)
+
+NAME_COLUMN = 12
+"""The width of the scores' name column; a longer name pushes its line's numbers right."""
+
+
+def padded(text: str, width: int) -> str:
+    """``text`` and spaces to fill ``width`` columns of the screen (a wide character takes
+    two)."""
+    return text + " " * (width - cell_len(text))
 
 
 class TableApp(App[None]):
@@ -83,13 +98,13 @@ class TableApp(App[None]):
 
     def compose(self) -> ComposeResult:
         referee = self.session.referee
-        yield Static(id="status")
+        yield Static(id="status", markup=False)
         if isinstance(referee, LowdownTable):
             yield LowdownView(referee, id="lowdown")
         else:
             with Horizontal(id="top"):
                 yield DiceView(id="dice")
-                yield Static(id="scores")
+                yield Static(id="scores", markup=False)
         yield RichLog(id="log", wrap=True, markup=False)
         yield Input(placeholder="command (Enter)", id="command")
         yield Static(HELP.get(referee.game, ""), id="help", markup=False)
@@ -150,7 +165,9 @@ class TableApp(App[None]):
         where = " (simulated)" if self.simulated else ""
         pressed = " · pressed: it pops when let go" if self.session.pressed else ""
         status.update(
-            f"{referee.game} · game {self.session.game_id}{where} · {referee.status()}{pressed}"
+            literal(
+                f"{referee.game} · game {self.session.game_id}{where} · {referee.status()}{pressed}"
+            )
         )
         if isinstance(referee, LowdownTable):
             self.screen_stack[0].query_one("#lowdown", LowdownView).show()
@@ -164,23 +181,25 @@ class TableApp(App[None]):
         self.screen_stack[0].query_one("#scores", Static).update(self.scores_text())
 
     def scores_text(self) -> str:
+        """The scores under a header, a line a player (their names as typed, see names.py)."""
         referee = self.session.referee
         winners = set(referee.winners())
+        names = [padded(literal(name), NAME_COLUMN) for name in referee.players]
         lines = []
         if isinstance(referee, RingerTable):
-            lines.append(f"{'player':<12}{'ringers':>8}{'won':>5}{'score':>7}")
-            for seat, name in enumerate(referee.players):
+            lines.append(f"{'player':<{NAME_COLUMN}}{'ringers':>8}{'won':>5}{'score':>7}")
+            for seat, name in enumerate(names):
                 mark = " *" if seat in winners else ""
                 lines.append(
-                    f"{name:<12}{referee.ringers[seat]:>8}{referee.won[seat]:>5}"
+                    f"{name}{referee.ringers[seat]:>8}{referee.won[seat]:>5}"
                     f"{referee.scores()[seat]:>7}{mark}"
                 )
         elif isinstance(referee, PopalotsyTable):
             piles = f"deck {referee.deck} discard {referee.discard}"
-            lines.append(f"{'player':<12}{'cards':>6}   {piles}")
-            for seat, name in enumerate(referee.players):
+            lines.append(f"{'player':<{NAME_COLUMN}}{'cards':>6}   {piles}")
+            for seat, name in enumerate(names):
                 mark = " wins" if seat in winners else ""
-                lines.append(f"{name:<12}{referee.hands[seat]:>6}{mark}")
+                lines.append(f"{name}{referee.hands[seat]:>6}{mark}")
         return "\n".join(lines)
 
     def report(self, outcome: Outcome | None) -> None:
@@ -189,16 +208,20 @@ class TableApp(App[None]):
         log = self.shown_widget("#log", RichLog)
         if log is None:
             return
-        for line in self.session.log[self.shown :]:
+        for line in map(literal, self.session.log[self.shown :]):
             log.write(line)
             if "(commitment_mismatch)" in line:
                 self.bell()
-                self.notify(line, title="The hidden dice do not match", severity="error")
+                self.shout(line, "The hidden dice do not match")
             elif "(journal_failed)" in line:
                 self.bell()
-                self.notify(line, title="The journal cannot be written", severity="error")
+                self.shout(line, "The journal cannot be written")
         self.shown = len(self.session.log)
         self.refresh_state()
+
+    def shout(self, text: str, title: str = "", severity: SeverityLevel = "error") -> None:
+        """A notification of ``text`` as it is (never markup: it may hold a player's name)."""
+        self.notify(literal(text), title=title, severity=severity, markup=False)
 
     # --- acting -------------------------------------------------------------------------
 
@@ -252,13 +275,13 @@ class TableApp(App[None]):
         try:
             act(hands)
         except PopdiceError as error:
-            self.call_from_thread(self.notify, str(error), severity="error")
+            self.call_from_thread(self.shout, str(error))
 
     def take_report(self, board: str, report: WatchReport) -> None:
         """What a device's watch saw: an event for the game, or the device gone or back."""
         if isinstance(report, Lost):
             self.report(self.session.device_lost(board, report.reason))
-            self.notify(f"the {board} is gone: plug it back in", severity="warning")
+            self.shout(f"the {board} is gone: plug it back in", severity="warning")
         elif isinstance(report, Back):
             self.report(self.session.device_back(board, report.client))
         elif board == "popper":

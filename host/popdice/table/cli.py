@@ -17,11 +17,13 @@ from contextlib import ExitStack
 from typing import Any
 
 from ..console.columns import aligned
+from ..console.messages import quoted
 from ..errors import JournalError, PopdiceError
 from ..games.fields import shown
 from .devices import Hands, OpenDevice
 from .journal import JOURNAL_FILE, MAX_GAME_ID, GameRecord, Journal, data_dir
 from .journal_rows import TABLE_GAMES
+from .names import literal, name_problem
 
 TABLE_EPILOG = """\
 examples:
@@ -120,9 +122,14 @@ def game_number(text: str) -> int:
 
 
 def parse_players(text: str | None) -> list[str]:
-    names = [name.strip() for name in (text or "").split(",") if name.strip()]
+    """The names of ``--players`` in seat order, each held to the rules of ``names.py``."""
+    names = [name.strip() for name in (text or "").split(",")]
     if len(names) < 2:
         raise PopdiceError('give at least two players: --players "Ann,Bob"')
+    for name in names:
+        problem = name_problem(name)
+        if problem is not None:
+            raise PopdiceError(f"{problem} in --players {quoted(text or '')}")
     if len({name.lower() for name in names}) != len(names):
         raise PopdiceError("every player needs a different name")
     return names
@@ -210,11 +217,11 @@ def game_state(game: GameRecord) -> str:
 
 def history_row(game: GameRecord) -> list[str]:
     """A game's cells under ``HISTORY_COLUMNS``; an unfinished game has no winners and
-    scores yet (``-``)."""
+    scores yet (``-``). Names are shown as typed, control characters as escapes."""
     started = game.started[:16].replace("T", " ")
-    winners = "-" if game.winners is None else ", ".join(game.winners)
+    winners = "-" if game.winners is None else ", ".join(map(literal, game.winners))
     scores = "-" if game.scores is None else ", ".join(str(score) for score in game.scores)
-    players = ", ".join(game.players)
+    players = ", ".join(map(literal, game.players))
     return [str(game.id), started, game.game, game_state(game), players, winners, scores]
 
 

@@ -13,6 +13,7 @@ which is None until the handheld has revealed the dice.
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
@@ -22,8 +23,17 @@ from ..games.lowdown.rules import BLACKOUT
 from ..games.lowdown.state import Step
 from .dice_view import COLOURS, DiceView
 from .lowdown_table import LowdownTable, grid_short
+from .names import literal
 
 BOARD_LINES = 5
+
+
+def name_cell(name: str, width: int) -> str:
+    """``name`` as typed (names.py), cut or padded to ``width`` columns of the screen."""
+    shown = literal(name)
+    while cell_len(shown) > width:
+        shown = shown[:-1]
+    return shown + " " * (width - cell_len(shown))
 
 
 def board_text(table: LowdownTable, seat: int) -> Text:
@@ -41,7 +51,7 @@ def board_text(table: LowdownTable, seat: int) -> Text:
     elif seat == state.roller:
         role = "hidden"
     text.append("▶ " if active else "  ", style="bold yellow")
-    text.append(f"{table.players[seat][:10]:<10}", style="bold" if active else "")
+    text.append(name_cell(table.players[seat], 10), style="bold" if active else "")
     text.append(f"{state.scores()[seat]:>4} pts wild {sheet.wilds}/{state.data.wild_boxes} ")
     text.append(role, style="italic")
     text.append("\n  ")
@@ -100,8 +110,8 @@ def info_text(table: LowdownTable) -> str:
     state = table.state
     lines = [
         f"turn {state.turns}",
-        f"active: {table.players[state.active]}",
-        f"hidden: {table.players[state.roller]}",
+        f"active: {literal(table.players[state.active])}",
+        f"hidden: {literal(table.players[state.roller])}",
     ]
     if state.step is Step.WRITE:
         shared = [*state.shared_numbers, *state.shared_colors]
@@ -128,7 +138,7 @@ class LowdownView(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="lowdown-top"):
             yield DiceView(id="lowdown-dice")
-            yield Static(id="lowdown-info")
+            yield Static(id="lowdown-info", markup=False)
         with Grid(id="boards"):
             for seat in range(len(self.table.players)):
                 yield Static(id=f"board-{seat}", classes="board")
