@@ -91,11 +91,12 @@ def test_history_json_gives_every_game_with_the_keys_its_help_names(
     assert run("history", "--json") == 0
     games = json.loads(capsys.readouterr().out)
     assert [game["id"] for game in games] == [done, going]
-    keys = {"id", "game", "state", "players", "settings", "started", "finished", "winners",
-            "scores"}  # fmt: skip
+    keys = {"id", "game", "state", "damage", "players", "settings", "started", "finished",
+            "winners", "scores"}  # fmt: skip
     assert all(set(game) == keys for game in games)
     finished, unfinished = games
     assert finished["state"] == "finished" and unfinished["state"] == "unfinished"
+    assert finished["damage"] is None and unfinished["damage"] is None
     assert (finished["game"], finished["players"]) == ("ringer", ["Ann", "Bob"])
     assert (finished["winners"], finished["scores"], finished["settings"]) == (["Bob"], [-2, 3], {})
     assert finished["started"] <= finished["finished"]

@@ -41,6 +41,25 @@ def change(path: Path, sql: str, *params: object) -> None:
     db.close()
 
 
+def marked_damaged(game: int, entry: int | None, capsys: pytest.CaptureFixture[str]) -> str:
+    """``history`` lists game ``game`` as damaged (at ``entry``), and ``--json`` says what is
+    damaged; each names it in one line on standard error and exits 2. That line."""
+    state = "damaged" if entry is None else f"damaged: entry {entry}"
+    assert main(["history"]) == 2
+    out, err = capsys.readouterr()
+    assert re.search(rf"^ *{game} .*  {state}  ", out, re.M), out
+    assert err.count("\n") == 1 and err.startswith(f"error: game {game}"), err
+    assert main(["history", "--json"]) == 2
+    out, json_err = capsys.readouterr()
+    listed = {item["id"]: item for item in json.loads(out)}[game]
+    assert listed["state"] == "damaged" and json_err == err
+    assert err.rstrip("\n").endswith(listed["damage"]), (err, listed["damage"])
+    if entry is not None:
+        assert f"game {game}, entry {entry}: " in err
+        assert listed["damage"].startswith(f"entry {entry}: ")
+    return err
+
+
 def one_error_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     assert main(argv) == 2, argv
     out, err = capsys.readouterr()
@@ -68,8 +87,25 @@ def test_an_entry_that_is_not_what_was_written_is_named(
     for argv in READERS[1:]:
         err = one_error_line(argv, capsys)
         assert "game 1" in err and "entry 3" in err, (argv, err)
-    assert main(["history"]) == 0  # the list shows games, not their entries
-    assert re.search(r"ringer +unfinished +Ann, Bob ", capsys.readouterr().out)
+    marked_damaged(1, 3, capsys)
+
+
+def test_history_marks_a_game_with_a_damaged_entry_and_lists_the_others(
+    played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Journal() as journal:
+        TableSession.start(journal, "popalotsy", ["Cy", "Di"], None)
+    change(played, "UPDATE entries SET data = '{not json' WHERE game_id = 1 AND n = 2")
+    err = marked_damaged(1, 2, capsys)
+    assert err.startswith("error: game 1, entry 2: data: not valid JSON")
+    assert main(["history"]) == 2
+    rows = [re.split(" {2,}", row.strip()) for row in capsys.readouterr().out.splitlines()]
+    assert [row[0] for row in rows] == ["ID", "1", "2"]
+    assert rows[1][2:5] == ["ringer", "damaged: entry 2", "Ann, Bob"]
+    assert rows[2][2:5] == ["popalotsy", "unfinished", "Cy, Di"]
+    assert main(["history", "--json"]) == 2
+    second = json.loads(capsys.readouterr().out)[1]
+    assert (second["state"], second["damage"]) == ("unfinished", None)
 
 
 @pytest.mark.parametrize(
@@ -89,6 +125,7 @@ def test_the_pop_entry_damaged_is_named(
     for argv in readers:
         err = one_error_line(argv, capsys)
         assert "game 1" in err and "entry 2" in err and named in err, (argv, err)
+    assert named in marked_damaged(1, 2, capsys)  # an unfinished game is replayed too
 
 
 GAME_DAMAGE = {
@@ -168,8 +205,7 @@ def test_scribbled_pages_of_entries_are_one_line_naming_the_game(
         for offset in pages_except(played, ("games", "sqlite_sequence")):
             file.seek(offset)
             file.write(b"\xa5" * 4096)
-    assert main(["history"]) == 0
-    assert capsys.readouterr().out.splitlines()[1].split()[0] == "1"
+    assert "journal" in marked_damaged(1, None, capsys)
     for argv in READERS[1:]:
         err = one_error_line(argv, capsys)
         assert "game 1" in err and "journal" in err, (argv, err)

@@ -12,8 +12,10 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import re
 import sys
 from contextlib import ExitStack
+from dataclasses import dataclass
 from typing import Any
 
 from ..console.columns import aligned
@@ -22,7 +24,7 @@ from ..errors import JournalError, PopdiceError
 from ..games.fields import shown
 from .devices import Hands, OpenDevice
 from .journal import JOURNAL_FILE, MAX_GAME_ID, GameRecord, Journal, data_dir
-from .journal_rows import TABLE_GAMES
+from .journal_rows import TABLE_GAMES, DamagedGame
 from .names import literal, name_problem
 
 TABLE_EPILOG = """\
@@ -38,24 +40,28 @@ F3 ROLL and F4 REVEAL on the handheld · F5 knock the table · Ctrl+Q quit
 
 HISTORY_DESCRIPTION = """\
 Lists the games in the table's journal, oldest first, one line each under a header:
-ID (the GAME_ID for --export), STARTED (UTC), GAME, STATE (finished or unfinished),
-PLAYERS (in seat order), WINNERS and SCORES (in seat order; - until the game ends).
-A damaged game is left out and named in one line on standard error (exit code 2).
-Only reads the journal, so a folder it cannot write will do.
+ID (the GAME_ID for --export), STARTED (UTC), GAME, STATE (finished, unfinished, or
+damaged and the entry), PLAYERS (in seat order), WINNERS and SCORES (in seat order; -
+until the game ends). Every entry is read and checked as --export reads it, and an
+unfinished game is replayed as --resume would. A game with a damaged entry is listed as
+damaged; one whose own record is damaged is left out; each is named in one line on
+standard error (exit code 2). Only reads the journal, so a folder it cannot write will do.
 """
 
 HISTORY_EPILOG = """\
 --json prints one JSON array, oldest game first, each game an object with the keys:
   id        the game's number (GAME_ID for --export)
   game      ringer, popalotsy or lowdown
-  state     "finished" or "unfinished"
+  state     "finished", "unfinished" or "damaged"
+  damage    what is damaged, e.g. "entry 7: data: not valid JSON ..."; null if nothing
   players   the players' names in seat order
   settings  the rule settings changed from the defaults (--rule): an object, often {}
   started   when the game started: ISO 8601 in UTC, e.g. "2025-11-26T09:17:57.123+00:00"
   finished  when it ended, the same way; null while unfinished
   winners   the winners' names (more than one: a tie); null while unfinished
   scores    the final scores in seat order; null while unfinished
---export GAME_ID prints the same object of one game, without state, with its entries.
+--export GAME_ID prints the same object of one game, without state and damage, with its
+entries.
 
 examples:
   popdice history                      the games, one line each
@@ -173,26 +179,62 @@ def run_history(args: argparse.Namespace) -> int:
         if args.export is not None:
             print(json.dumps(journal.export(args.export), indent=2), flush=True)
             return 0
-        games, damaged = sound_games(journal)
+        games, damaged = listed_games(journal)
     show_games(games, damaged=damaged, as_json=args.json)
     return 2 if damaged else 0
 
 
-def sound_games(journal: Journal) -> tuple[list[GameRecord], int]:
-    """Every game whose record reads back whole, and how many did not: each of those is
-    named in one line on standard error."""
-    games: list[GameRecord] = []
+@dataclass(frozen=True)
+class Listed:
+    """A game as ``history`` lists it: its record, and what is damaged in it (None:
+    nothing)."""
+
+    record: GameRecord
+    damage: str | None = None
+
+
+def listed_games(journal: Journal) -> tuple[list[Listed], int]:
+    """Every game whose record reads back whole, each with the damage its entries have, and
+    how many games are damaged: each of those is named in one line on standard error (a
+    game whose record is damaged is not listed)."""
+    games: list[Listed] = []
     damaged = 0
     for game_id in journal.game_ids():
         try:
-            games.append(journal.game(game_id))
+            record = journal.game(game_id)
         except JournalError as error:
             print(f"error: {error}", file=sys.stderr)
             damaged += 1
+            continue
+        games.append(Listed(record, entries_damage(journal, record)))
+        damaged += games[-1].damage is not None
     return games, damaged
 
 
-def show_games(games: list[GameRecord], *, damaged: int, as_json: bool) -> None:
+def entries_damage(journal: Journal, record: GameRecord) -> str | None:
+    """What is damaged in ``record``'s entries, read as ``--export`` reads them, and for an
+    unfinished game replayed as ``--resume`` would (writing nothing); named in one line on
+    standard error. None: nothing."""
+    try:
+        entries = journal.entries(record.id)
+        if record.finished is None:
+            from .replay import replay
+
+            replay(record, entries)
+    except JournalError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return damage_of(error, record.id)
+    return None
+
+
+def damage_of(error: JournalError, game_id: int) -> str:
+    """What ``error`` says is damaged in game ``game_id``, without naming the game."""
+    if isinstance(error, DamagedGame):
+        return error.damage
+    return str(error).removeprefix(f"game {game_id}: ")
+
+
+def show_games(games: list[Listed], *, damaged: int, as_json: bool) -> None:
     """Prints ``games`` as one JSON array, or as a table with a header line (or says there
     are none, unless some were ``damaged``)."""
     if as_json:
@@ -205,24 +247,35 @@ def show_games(games: list[GameRecord], *, damaged: int, as_json: bool) -> None:
         print("no games yet")
 
 
-def history_item(game: GameRecord) -> dict[str, Any]:
+def history_item(game: Listed) -> dict[str, Any]:
     """A game as ``history --json`` gives it: the keys ``HISTORY_EPILOG`` lists."""
-    return {**game.as_dict(), "state": game_state(game)}
+    return {**game.record.as_dict(), "state": game_state(game), "damage": game.damage}
 
 
-def game_state(game: GameRecord) -> str:
-    """``finished`` once the game has an end time, else ``unfinished``."""
-    return "unfinished" if game.finished is None else "finished"
+def game_state(game: Listed) -> str:
+    """``damaged`` if anything in the game is, else ``finished`` once the game has an end
+    time, else ``unfinished``."""
+    if game.damage is not None:
+        return "damaged"
+    return "unfinished" if game.record.finished is None else "finished"
 
 
-def history_row(game: GameRecord) -> list[str]:
+def state_cell(game: Listed) -> str:
+    """The STATE column: the state, and for a damaged game the entry (``damaged: entry
+    7``) when one entry is."""
+    entry = re.match(r"entry \d+", game.damage or "")
+    return f"{game_state(game)}: {entry.group(0)}" if entry else game_state(game)
+
+
+def history_row(game: Listed) -> list[str]:
     """A game's cells under ``HISTORY_COLUMNS``; an unfinished game has no winners and
     scores yet (``-``). Names are shown as typed, control characters as escapes."""
-    started = game.started[:16].replace("T", " ")
-    winners = "-" if game.winners is None else ", ".join(map(literal, game.winners))
-    scores = "-" if game.scores is None else ", ".join(str(score) for score in game.scores)
-    players = ", ".join(map(literal, game.players))
-    return [str(game.id), started, game.game, game_state(game), players, winners, scores]
+    record = game.record
+    started = record.started[:16].replace("T", " ")
+    winners = "-" if record.winners is None else ", ".join(map(literal, record.winners))
+    scores = "-" if record.scores is None else ", ".join(str(score) for score in record.scores)
+    players = ", ".join(map(literal, record.players))
+    return [str(record.id), started, record.game, state_cell(game), players, winners, scores]
 
 
 def run_table(args: argparse.Namespace, open_device: OpenDevice) -> int:

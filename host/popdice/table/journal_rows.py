@@ -28,6 +28,23 @@ ENTRY_FIELDS: dict[str, dict[str, str]] = {
 (``objects``: a list of objects)."""
 
 
+class DamagedGame(JournalError):
+    """A game's rows are not what the table writes, or do not replay: which game, which
+    entry (None: the game's record, or no one entry), and what is wrong."""
+
+    def __init__(self, game_id: int, problem: str, entry: int | None = None) -> None:
+        where = f"game {game_id}" if entry is None else f"game {game_id}, entry {entry}"
+        super().__init__(f"{where}: {problem}")
+        self.game_id = game_id
+        self.entry = entry
+        self.problem = problem
+
+    @property
+    def damage(self) -> str:
+        """What is wrong, naming the entry but not the game: ``entry 7: data: ...``."""
+        return self.problem if self.entry is None else f"entry {self.entry}: {self.problem}"
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """A row of ``games``: what was played, by whom, and how it ended (if it did)."""
@@ -85,7 +102,7 @@ def game_record(row: tuple[Any, ...]) -> GameRecord:
     game_id, game, players, settings, started, finished, winners, scores = row
 
     def error(problem: str) -> JournalError:
-        return JournalError(f"game {game_id}: {problem}")
+        return DamagedGame(game_id, problem)
 
     return GameRecord(
         id=int(game_id),
@@ -105,10 +122,10 @@ def entry(game_id: int, row: tuple[Any, ...]) -> Entry:
     """A row of ``entries`` (``n, at, kind, data``) of game ``game_id``, checked."""
     n, at, kind, data = row
     if isinstance(n, bool) or not isinstance(n, int):
-        raise JournalError(f"game {game_id}: an entry is numbered {shown(n)}, not by a number")
+        raise DamagedGame(game_id, f"an entry is numbered {shown(n)}, not by a number")
 
     def error(problem: str) -> JournalError:
-        return JournalError(f"game {game_id}, entry {n}: {problem}")
+        return DamagedGame(game_id, problem, n)
 
     kind = Field(kind, "kind", error).choice(tuple(ENTRY_FIELDS), "a kind of entry")
     fields = _json(data, "data", error)

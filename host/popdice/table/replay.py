@@ -9,7 +9,7 @@ Entry kinds that change the game, replayed in order:
   roll shown, checked again against its commitment as it is replayed.
 ``refused`` and ``device`` are the log only. The game record's ``settings`` go to the referee.
 The entries come checked (``journal_rows``); one the referee refuses does not replay, and
-raises ``JournalError`` naming the game and the entry.
+raises ``DamagedGame`` naming the game and the entry.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .journal import Entry, GameRecord, Journal, JournalError
-from .journal_rows import TABLE_GAMES, one_line
+from .journal_rows import TABLE_GAMES, DamagedGame, one_line
 from .lowdown_table import LowdownTable
 from .popalotsy_table import PopalotsyTable
 from .referee import Referee, Refused, Settings
@@ -52,7 +52,7 @@ def replay(record: GameRecord, entries: list[Entry]) -> Replayed:
     try:
         result = Replayed(new_referee(record.game, list(record.players), record.settings))
     except Refused as refusal:
-        raise JournalError(f"game {record.id}: {refusal.detail}") from None
+        raise DamagedGame(record.id, refusal.detail) from None
     for entry in entries:
         try:
             if entry.kind == "move":
@@ -66,9 +66,7 @@ def replay(record: GameRecord, entries: list[Entry]) -> Replayed:
             if entry.kind in SEEN_KINDS:
                 result.seen_rolls.add(entry.data["key"])
         except (Refused, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-            raise JournalError(
-                f"game {record.id}, entry {entry.n}: does not replay ({one_line(error)})"
-            ) from None
+            raise DamagedGame(record.id, f"does not replay ({one_line(error)})", entry.n) from None
         text = entry.data.get("text")
         if isinstance(text, str):
             result.log.append(text)
