@@ -151,6 +151,17 @@ def test_record_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "needs a terminal; use --prompt" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("seconds", ["0", "0.5", "-1", "3601", "nan", "inf", "two", "9" * 500])
+def test_record_seconds_are_from_1_to_3600(
+    seconds: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(tmp_path / "x.csv")
+    assert main(["record", "--port", "/dev/null", "--seconds", seconds, "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 200, err
+    assert "expected seconds from 1 to 3600, not '" in err
+
+
 def recording_with_a_gap(
     dropped: range, press_at: int, tilt_mg: int = 0, samples: int = 800
 ) -> Recording:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..console.arguments import output_file, serial_port
+from ..console.messages import quoted
 from ..console.progress import ProgressBar
 from ..devices.connect import connect
 from ..devices.popper import Popper
@@ -44,7 +45,7 @@ examples:
   popdice record --seconds 60 --out recordings/knocks.csv      (knock, do not mark)
   popdice tune recordings/ --out detector.json
 
-at most {MAX_SECONDS} s a recording; --port defaults to the first popper found.
+1 to {MAX_SECONDS} s a recording; --port defaults to the first popper found.
 """
 
 
@@ -69,12 +70,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _seconds(text: str) -> float:
+    """A type for ``--seconds``: how long to record, from 1 s to ``MAX_SECONDS``."""
     try:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not 0 < value <= MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"expected seconds from 0 to {MAX_SECONDS}, not {text!r}")
+    if not 1 <= value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"expected seconds from 1 to {MAX_SECONDS}, not {quoted(text)}"
+        )
     return value
 
 
@@ -84,7 +88,7 @@ def _every(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 3.0 <= value <= 60.0:
-        raise argparse.ArgumentTypeError(f"expected 3 to 60 seconds, not {text!r}")
+        raise argparse.ArgumentTypeError(f"expected 3 to 60 seconds, not {quoted(text)}")
     return value
 
 
