@@ -261,3 +261,57 @@ def test_history_reads_a_journal_in_a_folder_it_cannot_write(tmp_path: Path) -> 
         assert sorted(child.name for child in folder.iterdir()) == [JOURNAL_FILE]
     finally:
         folder.chmod(0o755)
+
+
+OPEN_A_TABLE = """
+import sys
+from popdice.cli.main import main
+from popdice.table import cli
+cli.has_terminal = lambda: True
+sys.exit(main(["table", "ringer", "--players", "Ann,Bob", "--sim"]))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+@pytest.mark.parametrize("read_only", ["folder", "file"])
+def test_a_journal_that_cannot_be_written_says_where_and_why(
+    read_only: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "read-only"
+    Journal(folder / JOURNAL_FILE).close()
+    if read_only == "folder":  # no journal yet, and none can be made
+        (folder / JOURNAL_FILE).unlink()
+        folder.chmod(0o555)
+        why = "its folder is read-only"
+    else:  # found as the journal opens, before any device (a simulator here) starts
+        (folder / JOURNAL_FILE).chmod(0o444)
+        why = "the file is read-only"
+    env = {**os.environ, "POPDICE_DATA_DIR": str(folder)}
+    try:
+        ran = subprocess.run(
+            [*as_a_reader(), sys.executable, "-c", OPEN_A_TABLE],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+    finally:
+        folder.chmod(0o755)
+    assert ran.returncode == 2 and ran.stdout == "" and ran.stderr.count("\n") == 1, ran.stderr
+    assert ran.stderr.startswith(f"error: the journal {str(folder)[:15]}")  # shortened if long
+    assert ran.stderr.endswith(f"{JOURNAL_FILE} cannot be written: {why}\n"), ran.stderr
+    assert "unable to open database file" not in ran.stderr
+
+
+def test_a_journal_whose_folder_cannot_be_made_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a-file").write_text("")
+    folder = tmp_path / "a-file" / "popdice"
+    monkeypatch.setenv("POPDICE_DATA_DIR", str(folder))
+    tables = quiet_table(monkeypatch)
+    err = one_error_line(["table", "ringer", "--players", "Ann,Bob", "--sim"], capsys)
+    assert err.endswith(
+        "cannot be written: its folder is missing and cannot be made (Not a directory)\n"
+    )
+    assert JOURNAL_FILE in err and tables == []

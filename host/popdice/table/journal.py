@@ -8,8 +8,9 @@ function of them (see ``popdice.table.replay``).
 
 ``holders`` records which table has a game open (``popdice.table.lock`` keeps that true).
 
-Every failure is a ``JournalError`` of one line: a write that does not reach the disk (full,
-read-only) names the game it was for, a read of a damaged file the game (and
+Every failure is a ``JournalError`` of one line: a journal that cannot be opened to write
+says why in words (its folder read-only or not there), a write that does not reach the disk
+(full, read-only) names the game it was for, a read of a damaged file the game (and
 ``journal_rows`` the entry). ``Journal(read_only=True)`` writes nothing, not even the WAL's
 index, so it also reads a journal in a folder it cannot write.
 """
@@ -83,8 +84,25 @@ class Journal:
         try:
             self._db = self._open_to_read() if read_only else self._open_to_write()
         except (OSError, sqlite3.Error) as error:
+            if not read_only and _is_write_problem(error):
+                reason = error.strerror if isinstance(error, OSError) else None
+                raise JournalError(self._unwritable(reason or one_line(error))) from None
             raise JournalError(f"cannot open the journal {self.path}: {one_line(error)}") from None
         self._db.text_factory = _text
+
+    def _unwritable(self, reason: str) -> str:
+        """The journal cannot be opened to write: which file, and why in words (a folder
+        that cannot be made, a read-only file or folder), with the system's reason."""
+        folder = self.path.parent
+        if not folder.is_dir():
+            why = f"its folder is missing and cannot be made ({reason})"
+        elif self.path.exists() and not os.access(self.path, os.W_OK):
+            why = "the file is read-only"
+        elif not os.access(folder, os.W_OK):
+            why = "its folder is read-only"
+        else:
+            why = f"the file or its folder is read-only, or the folder is missing ({reason})"
+        return f"the journal {self.path} cannot be written: {why}"
 
     def _open_to_write(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -93,6 +111,10 @@ class Journal:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(_SCHEMA)
+            # A journal that reads but cannot be written (a read-only file) is found now,
+            # before the table opens anything: writing its version number back is a write.
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            db.execute(f"PRAGMA user_version = {version}")
         except sqlite3.Error:
             db.close()
             raise
@@ -127,6 +149,8 @@ class Journal:
             yield
         except sqlite3.Error as error:
             reason = one_line(error)
+            if _is_write_problem(error):
+                raise JournalError(f"{what}: {self._unwritable(reason)}") from None
             raise JournalError(
                 f"{what}: the journal {self.path} cannot be written ({reason})"
             ) from None
@@ -235,6 +259,16 @@ class Journal:
             **self.game(game_id).as_dict(),
             "entries": [entry.as_dict() for entry in self.entries(game_id)],
         }
+
+
+WRITE_PROBLEMS = ("unable to open database file", "readonly database")
+"""What SQLite says when a journal cannot be opened to write (not when it is damaged)."""
+
+
+def _is_write_problem(error: Exception) -> bool:
+    """Whether ``error`` (opening the journal to write) says it cannot be written there: the
+    system refused the folder, or SQLite the file."""
+    return isinstance(error, OSError) or any(part in str(error) for part in WRITE_PROBLEMS)
 
 
 def _text(raw: bytes) -> str | bytes:
