@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -30,6 +33,53 @@ def test_help_teaches_every_command():
     for command in ("devices", "status", "flash", "sim", "demo"):
         assert command in out
     assert "examples:" in out
+
+
+def echo_server(stack: contextlib.ExitStack) -> int:
+    """A TCP port on this machine that sends back whatever it gets (a serial loopback plug
+    behind ``socket://``): its number."""
+    server = stack.enter_context(socket.create_server(("127.0.0.1", 0)))
+
+    def echo() -> None:
+        with contextlib.suppress(OSError):
+            connection, _ = server.accept()
+            with connection:
+                while data := connection.recv(4096):
+                    connection.sendall(data)
+
+    threading.Thread(target=echo, daemon=True).start()
+    return server.getsockname()[1]
+
+
+def closed_port() -> int:
+    """A TCP port on this machine that nothing listens on."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        return server.getsockname()[1]
+
+
+def test_a_port_with_no_board_behind_it_is_said_in_plain_words():
+    with contextlib.ExitStack() as stack:
+        echo, closed = echo_server(stack), closed_port()
+        for port, said in [
+            ("loop://", "loop:// is a loopback with no board behind it"),
+            (
+                "socket://256.0.0.1:99999",
+                "socket://256.0.0.1:99999 is not a host and port PopDice can connect to",
+            ),
+            (
+                f"socket://127.0.0.1:{closed}",
+                f"socket://127.0.0.1:{closed} is not a host and port PopDice can connect to",
+            ),
+            (
+                f"socket://127.0.0.1:{echo}",
+                f"socket://127.0.0.1:{echo} answered without naming a board: not a PopDice one",
+            ),
+        ]:
+            result = run("status", "--port", port)
+            assert result.returncode == 2 and result.stdout == "", (port, result.stderr)
+            assert result.stderr.startswith(f"error: {said}"), (port, result.stderr)
+            assert result.stderr.count("\n") == 1, (port, result.stderr)
+            assert "debug|info" not in result.stderr and "None" not in result.stderr
 
 
 def test_bad_input_is_one_line_and_exit_2():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -88,15 +90,56 @@ def test_a_busy_simulator_is_listed_once_as_busy(sim_folder, capsys):
                 "00000000000000aa",
                 "?",
                 f"{device.port} (simulated)",
-                "busy: another program has it open",
+                "busy: held by another program",  # this process: not another program
             ]
             assert main(["status", "--kind", "popper"]) == 2
             assert capsys.readouterr().err == (
-                f"error: no free popper: {device.port} is busy (another program has it open)\n"
+                f"error: no free popper: {device.port} is busy, held by another program\n"
             )
         assert discovery.find_port("popper") == device.port  # free again
     finally:
         device.close()
+
+
+HOLD = """
+import fcntl, os, sys, time
+port = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
+if sys.argv[2] == "lock":
+    fcntl.flock(port, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as pyserial's exclusive=True does
+print("holding", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="only Linux tells who holds a port")
+@pytest.mark.parametrize("lock", ["lock", "no lock"])
+def test_a_port_another_program_holds_is_busy_naming_the_program(
+    lock: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A board another program has open, with a lock or without one (a terminal program
+    reading what the board says, so no handshake comes): busy, held by that program."""
+    device, host = os.openpty()
+    port = os.ttyname(host)
+    os.close(host)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, port, lock], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"holding\n"
+        monkeypatch.setattr(discovery, "real_ports", lambda: [port])
+        (found,) = discovery.find_devices(simulated=False)
+        held = f"held by {Path(sys.executable).name[:15]} (pid {holder.pid})"
+        assert (found.port, found.busy, found.problem) == (port, True, f"busy: {held}")
+        for argv in (["status", "--kind", "handheld"], ["status"]):
+            assert main(argv) == 2
+            out, err = capsys.readouterr()
+            assert out == "" and err.count("\n") == 1, err
+            assert f"{port} is busy, {held}" in err and "plug one in" not in err
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(30)
+        os.close(device)
 
 
 def test_each_checkout_keeps_its_simulators_to_its_own_folder(sim_folder, monkeypatch):
@@ -125,7 +168,7 @@ def test_devices_are_a_table_under_a_header_and_their_json_is_as_it_was(monkeypa
         "popper    e6614103e7452d2f  0.1.0     /dev/ttyACM0            ready",
         "?         ?                 ?         /dev/ttyACM1            no hello in 0.3 s",
         "handheld  00000000000000bb  ?         /tmp/tty-h (simulated)  "
-        "busy: another program has it open",
+        "busy: held by another program",
     ]
     assert main(["devices", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)

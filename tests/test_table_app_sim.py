@@ -59,6 +59,8 @@ def test_keys_press_the_simulated_dome_and_an_unplugged_popper_comes_back(
 
                 hands["popper"].control.unplug()
                 await wait_until(pilot, lambda: "popper" in session.missing, UI_TIMEOUT_S)
+                gone = f"the popper is gone ({popper.link.port} was unplugged): waiting for it"
+                assert lines_with(session, gone) == 1, session.log[-3:]
                 await command(pilot, "reroll bob")
                 assert session.log[-1].endswith("(device_missing)")
 

@@ -483,7 +483,7 @@ def test_the_table_command_opens_the_popper_and_the_handheld(
 ) -> None:
     ran: list[TableApp] = []
     monkeypatch.setattr(TableApp, "run", lambda app: ran.append(app))
-    monkeypatch.setattr("popdice.devices.discovery.find_port", lambda *args, **kwargs: None)
+    monkeypatch.setattr("popdice.devices.discovery.find_devices", lambda **_kwargs: [])
     monkeypatch.setattr("popdice.table.cli.has_terminal", lambda: True)
     parser = argparse.ArgumentParser(prog="popdice")
     add_table_arguments(parser.add_subparsers(dest="command").add_parser("table"))

@@ -1,6 +1,7 @@
 """The serial transport over a real pty: a device that stops reading makes a write fail with
 ``DeviceTimeout`` after the write timeout, instead of blocking for ever; closing cancels the
-read the reader waits in, and hands over every byte that had arrived."""
+read the reader waits in, and hands over every byte that had arrived; a port that goes away
+or cannot be used is said in PopDice's words, not pyserial's."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import serial
 
 from popdice.devices import transport as transport_module
 from popdice.devices.transport import SerialTransport
-from popdice.errors import DeviceTimeout
+from popdice.errors import DeviceDisconnected, DeviceTimeout, LinkError
 
 
 def test_a_write_the_device_never_reads_times_out() -> None:
@@ -112,3 +113,73 @@ def test_bytes_that_arrived_before_close_are_handed_over(monkeypatch) -> None:
     closing.join(5)
     assert not closing.is_alive() and not transport._thread.is_alive()
     assert b"".join(received) == b"firstsecond"
+
+
+class UnpluggedPort(HeldPort):
+    """A USB board pulled out: pyserial's POSIX port finds it readable with nothing to read."""
+
+    def read(self, size: int) -> bytes:
+        raise serial.SerialException(
+            "device reports readiness to read but returned no data "
+            "(device disconnected or multiple access on port?)"
+        )
+
+
+class Losses:
+    """What a transport's ``on_lost`` is called with."""
+
+    def __init__(self) -> None:
+        self.errors: list[Exception] = []
+        self.came = threading.Event()
+
+    def __call__(self, error: Exception) -> None:
+        self.errors.append(error)
+        self.came.set()
+
+    def only(self) -> str:
+        """The one loss, as the transport says it (after waiting for it)."""
+        assert self.came.wait(5), "the transport did not see the port go"
+        (error,) = self.errors
+        assert isinstance(error, DeviceDisconnected)
+        return str(error)
+
+
+def test_an_unplugged_board_is_said_in_plain_words(monkeypatch) -> None:
+    monkeypatch.setattr(serial, "serial_for_url", lambda *_args, **_kwargs: UnpluggedPort())
+    lost = Losses()
+    transport = SerialTransport("/dev/ttyACM0", lambda _data: None, lost)
+    assert lost.only() == "/dev/ttyACM0 was unplugged"
+    with pytest.raises(DeviceDisconnected, match=r"^/dev/ttyACM0 was unplugged$"):
+        transport.write(b"x")
+    transport.close()
+
+
+def test_a_pty_whose_far_end_closed_was_unplugged() -> None:
+    device, host = os.openpty()
+    port = os.ttyname(host)
+    lost = Losses()
+    transport = SerialTransport(port, lambda _data: None, lost)
+    os.close(host)
+    os.close(device)
+    assert lost.only() == f"{port} was unplugged"
+    transport.close()
+
+
+@pytest.mark.parametrize(
+    ("port", "said"),
+    [
+        ("loop://", "loop:// is a loopback with no board behind it"),
+        (
+            "socket://256.0.0.1:99999",
+            "socket://256.0.0.1:99999 is not a host and port PopDice can connect to "
+            "(the port is a number from 1 to 65535, not 99999)",
+        ),
+        ("socket://:99", "socket://:99 is not a host and port PopDice can connect to (no host)"),
+        ("socket://pico", "socket://pico is not a host and port PopDice can connect to (no port"),
+        ("/dev/nonexistent", "cannot open /dev/nonexistent: No such file or directory"),
+    ],
+)
+def test_a_port_popdice_cannot_use_is_said_in_its_words(port: str, said: str) -> None:
+    with pytest.raises(LinkError) as refused:
+        SerialTransport(port, lambda _data: None, lambda _error: None)
+    assert str(refused.value).startswith(said), str(refused.value)

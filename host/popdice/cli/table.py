@@ -21,12 +21,18 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
 
 def open_board(stack: ExitStack, board: str, simulated: bool) -> tuple[Any, Hands | None]:
     """The ``board`` (popper or handheld) over USB, or a simulated one (asked for, or when
-    none is plugged in, which it says) with the hands on it."""
+    none is plugged in, which it says) with the hands on it. A board plugged in but held by
+    another program is refused, naming the port and the program."""
     from ..devices.connect import connect_when_ready
-    from ..devices.discovery import find_port
+    from ..devices.discovery import find_devices, first_of, refuse_busy
 
     hands = None
-    port = None if simulated else find_port(board, real=True, simulated=False)
+    port = None
+    if not simulated:
+        plugged = find_devices(real=True, simulated=False)
+        port = first_of(plugged, board)
+        if port is None:
+            refuse_busy(plugged, board)  # one is plugged in, but another program has it
     if port is None:
         from ..errors import SimulatorError
         from ..sim import SimulatedPico

@@ -32,6 +32,8 @@ def connect(port: str, *, timeout: float | None = None, retries: int | None = No
     try:
         info = link.open()
         cls = client_class(info.board)
+        if cls is None and not info.board:  # a hello naming no board: an echo of our own
+            raise HandshakeFailed(f"{port} answered without naming a board: not a PopDice one")
         if cls is None:
             raise HandshakeFailed(f"{port}: a PopDice device of unknown kind {info.board!r}")
     except BaseException:

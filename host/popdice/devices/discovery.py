@@ -12,10 +12,11 @@ from serial.tools import list_ports
 from ..errors import LinkError, PopdiceError, PortBusy
 from ..kinds import KINDS
 from .connect import connect
+from .holders import held_by, holders
 
 RP2040_MICROPYTHON = (0x2E8A, 0x0005)
 PROBE_TIMEOUT_S = 0.3
-BUSY = "busy: another program has it open"
+BUSY = "busy: held by another program"
 
 
 @dataclass(frozen=True)
@@ -52,13 +53,19 @@ def _simulators() -> list[tuple[str, tuple[str, str]]]:
 
 def probe(port: str, simulated: bool, known: tuple[str, str] = ("?", "?")) -> FoundDevice:
     """Handshakes with ``port`` and says what answered; ``known`` is the kind and device id
-    to show if the port is busy (a simulator's, from the registry)."""
+    to show if the port is busy (a simulator's, from the registry). A port that gives no
+    handshake while another program has it open (one that takes no lock on it, and reads
+    what the device says) is busy too."""
     try:
         with connect(port, timeout=PROBE_TIMEOUT_S) as client:
             info = client.info
     except PortBusy:
-        return FoundDevice(*known, "?", port, simulated, BUSY, busy=True)
+        return FoundDevice(*known, "?", port, simulated, f"busy: {held_by(port)}", busy=True)
     except LinkError as error:
+        found = holders(port)
+        if found:
+            held = f"busy: held by {', '.join(found)}"
+            return FoundDevice(*known, "?", port, simulated, held, busy=True)
         return FoundDevice("?", "?", "?", port, simulated, str(error))
     return FoundDevice(info.board, info.device_id, info.firmware, port, simulated)
 
@@ -100,9 +107,17 @@ def pick_port(port: str | None, kind: str | None) -> str:
         found = first_of(devices, wanted)
         if found:
             return found
+    refuse_busy(devices, kind)
     what = kind or "PopDice device"
-    busy = [d.port for d in devices if d.busy and (kind is None or d.kind in (kind, "?"))]
-    if busy:
-        raise PopdiceError(f"no free {what}: {busy[0]} is busy (another program has it open)")
     start = f"popdice sim {kind or 'popper'}"
     raise PopdiceError(f"no {what} found: plug one in, or start a simulated one with `{start}`")
+
+
+def refuse_busy(devices: list[FoundDevice], kind: str | None) -> None:
+    """Raises ``PopdiceError`` naming the first busy port among ``devices`` that may be a
+    ``kind`` (any kind if None) and who holds it, if there is one."""
+    busy = [d for d in devices if d.busy and (kind is None or d.kind in (kind, "?"))]
+    if busy:
+        what = kind or "PopDice device"
+        held = busy[0].problem.removeprefix("busy: ")
+        raise PopdiceError(f"no free {what}: {busy[0].port} is busy, {held}")

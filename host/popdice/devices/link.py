@@ -213,7 +213,7 @@ class Link:
             item = self._events.get(timeout=timeout)
         except queue.Empty:
             if self._lost is not None:
-                raise DeviceDisconnected(f"{self.port} is gone: {self._lost}") from None
+                raise self._gone() from None
             return None
         if isinstance(item, Exception):
             self._events.put(item)
@@ -227,7 +227,7 @@ class Link:
             return self._data.get(timeout=timeout)
         except queue.Empty:
             if self._lost is not None:
-                raise DeviceDisconnected(f"{self.port} is gone: {self._lost}") from None
+                raise self._gone() from None
             return None
 
     def send_raw(self, data: bytes) -> None:
@@ -269,7 +269,7 @@ class Link:
                         "it may or may not have run"
                     )
                 if self._lost is not None:
-                    raise DeviceDisconnected(f"{self.port} is gone: {self._lost}")
+                    raise self._gone()
                 damaged = pending.damaged
                 pending.damaged = False
             if woken and not (damaged and damage_resends < MAX_DAMAGE_RESENDS):
@@ -314,7 +314,7 @@ class Link:
             self._start_handshake()
             done = self._hello_done.wait(HANDSHAKE_TIMEOUT_S)
             if self._lost is not None:
-                raise DeviceDisconnected(f"{self.port} is gone: {self._lost}")
+                raise self._gone()
             if done:
                 break
         else:
@@ -345,7 +345,7 @@ class Link:
             self._next_seq = max(self._next_seq, int(message.get("seq", 0)) + 1)
             self.info = DeviceInfo(
                 port=self.port,
-                board=str(message.get("board")),
+                board=str(message.get("board") or ""),
                 device_id=str(message.get("id")),
                 firmware=str(message.get("fw")),
                 protocol=int(message.get("proto", 0)),
@@ -476,10 +476,15 @@ class Link:
     def _on_lost(self, error: Exception) -> None:
         with self._lock:
             self._lost = error
-            self._events.put(DeviceDisconnected(f"{self.port} is gone: {error}"))
+            self._events.put(self._gone())
             if self._pending is not None:
                 self._pending.wake.set()
             self._hello_done.set()
+
+    def _gone(self) -> DeviceDisconnected:
+        """The port went away: the transport says how, in plain words (``/dev/ttyACM0 was
+        unplugged``)."""
+        return DeviceDisconnected(str(self._lost))
 
     # -- frames out ----------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 """A serial port read by a background thread, in the manner of pyserial's ``threaded``.
 
-``port`` is a device path or any pyserial URL (``socket://``, ``rfc2217://``, ``loop://``).
-Bytes go to ``on_bytes`` as they arrive; if the port goes away ``on_lost`` is called once.
+``port`` is a device path or a pyserial URL (``socket://HOST:PORT``, ``rfc2217://``), but
+not ``loop://``, which has no board behind it. Bytes go to ``on_bytes`` as they arrive; if
+the port goes away ``on_lost`` is called once, with a ``DeviceDisconnected`` that says so in
+plain words (``/dev/ttyACM0 was unplugged``), not pyserial's.
 A write that the other end does not take within ``write_timeout`` seconds (a device that
 stopped reading) raises ``DeviceTimeout`` instead of blocking for ever.
 
@@ -9,19 +11,25 @@ stopped reading) raises ``DeviceTimeout`` instead of blocking for ever.
 ``cancel_read``, on POSIX and Windows ports and ``loop://``) instead of waiting out its
 timeout, and the thread hands over what had already arrived before it stops. A port
 without ``cancel_read`` (``socket://``, ``rfc2217://``) waits out one read timeout.
+
+A port that cannot be opened is one ``LinkError`` line in PopDice's words: busy (which
+program holds it, if the system tells), not a host and port, or the system's reason.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import re
 import sys
 import threading
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 import serial
 
 from ..errors import DeviceDisconnected, DeviceTimeout, LinkError, PortBusy
+from .holders import held_by
 
 _READ_TIMEOUT_S = 0.05  # how often the reader looks up where a read cannot be cancelled
 WRITE_TIMEOUT_S = 2.0
@@ -43,6 +51,8 @@ class SerialTransport:
         self._write_lock = threading.Lock()
         self._closing = threading.Event()
         self.lost: Exception | None = None
+        if _scheme(port) == "loop":
+            raise LinkError(f"{port} is a loopback with no board behind it")
         try:
             self._serial = serial.serial_for_url(
                 port,
@@ -53,8 +63,8 @@ class SerialTransport:
             )
         except (serial.SerialException, OSError, ValueError) as error:
             if _is_busy(error):
-                raise PortBusy(f"{port} is busy: another program has it open") from None
-            raise LinkError(f"cannot open {port}: {_one_line(error)}") from None
+                raise PortBusy(f"{port} is busy: {held_by(port)}") from None
+            raise LinkError(_cannot_open(port, error)) from None
         self._serial.reset_input_buffer()
         self._thread = threading.Thread(target=self._read_loop, name=f"popdice-rx {port}")
         self._thread.daemon = True
@@ -69,8 +79,8 @@ class SerialTransport:
             self._hand_over_what_arrived()
         except (serial.SerialException, OSError, TypeError) as error:
             if not self._closing.is_set():
-                self.lost = error
-                self._on_lost(error)
+                self.lost = DeviceDisconnected(gone(self.port, error))
+                self._on_lost(self.lost)
 
     def _hand_over_what_arrived(self) -> None:
         """On closing: hands over the bytes already waiting in the port, without waiting for
@@ -87,7 +97,7 @@ class SerialTransport:
 
     def write(self, data: bytes) -> None:
         if self.lost is not None:
-            raise DeviceDisconnected(f"{self.port} is gone: {_one_line(self.lost)}")
+            raise DeviceDisconnected(str(self.lost))
         try:
             with self._write_lock:
                 self._serial.write(data)
@@ -97,7 +107,7 @@ class SerialTransport:
                 f"{self.port}: the device took no data for {timeout:g} s (it is not reading)"
             ) from None
         except (serial.SerialException, OSError) as error:
-            raise DeviceDisconnected(f"{self.port} is gone: {_one_line(error)}") from None
+            raise DeviceDisconnected(gone(self.port, error)) from None
 
     def close(self) -> None:
         """Stops the reader, cancelling the read it waits in, and closes the port."""
@@ -121,6 +131,51 @@ def _is_busy(error: BaseException) -> bool:
     if getattr(error, "errno", None) in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EBUSY):
         return True
     return sys.platform == "win32" and "PermissionError" in str(error)
+
+
+UNPLUGGED = re.compile(r"returned no data|\[Errno (5|6|19)\]")
+"""What pyserial says when the device went (a USB board unplugged reads as ready with no
+data; a pty whose far end closed, as an I/O error; a device node removed, as no device)."""
+
+
+def gone(port: str, error: BaseException) -> str:
+    """What became of ``port`` when reading or writing it failed, in plain words."""
+    number = getattr(error, "errno", None)
+    if UNPLUGGED.search(str(error)) or number in (errno.EIO, errno.ENXIO, errno.ENODEV):
+        return f"{port} was unplugged"
+    return f"{port} is gone: {_one_line(error)}"
+
+
+def _scheme(port: str) -> str:
+    """A pyserial URL's scheme (``socket``, ``loop``), or "" for a device path."""
+    scheme, found, _ = port.partition("://")
+    return scheme.lower() if found else ""
+
+
+def _cannot_open(port: str, error: BaseException) -> str:
+    """Why ``port`` could not be opened, in one line."""
+    said = rf"\[Errno -?\d+\] |could not open port {re.escape(port)}: "
+    reason = re.sub(f"^({said})+", "", _one_line(error), flags=re.I).removesuffix(f": {port!r}")
+    if _scheme(port) == "socket":
+        reason = _socket_problem(port) or reason
+        return f"{port} is not a host and port PopDice can connect to ({reason})"
+    return f"cannot open {port}: {reason}"
+
+
+def _socket_problem(url: str) -> str | None:
+    """What is wrong with the host and port of a ``socket://`` URL, if its form is."""
+    parts = urlsplit(url)
+    try:
+        number = parts.port
+    except ValueError:
+        number = -1
+    if not parts.hostname:
+        return "no host"
+    if number is None:
+        return "no port: socket://HOST:PORT"
+    if not 1 <= number <= 65535:
+        return f"the port is a number from 1 to 65535, not {parts.netloc.rpartition(':')[2]}"
+    return None
 
 
 def _one_line(error: BaseException) -> str:

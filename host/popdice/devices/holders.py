@@ -1,0 +1,66 @@
+"""Which other programs have a serial port open, for the message that says a port is busy.
+
+Only Linux tells (each process's open files are under ``/proc``, readable for one's own
+processes); elsewhere, or for a port that is a URL, ``holders`` finds none and a busy port is
+"held by another program". This process is never counted, nor the simulator that serves the
+port (it keeps the port's far end open: sim/port.py).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROC = Path("/proc")
+
+
+def holders(port: str) -> list[str]:
+    """The programs other than this one (and the port's simulator) that have ``port`` open,
+    each as ``name (pid N)``; [] where the system does not tell."""
+    if "://" in port or not PROC.is_dir():
+        return []
+    target = os.path.realpath(port)
+    ignored = {os.getpid(), *_simulator_pids(target)}
+    processes = sorted(int(path.name) for path in PROC.iterdir() if path.name.isdigit())
+    return [
+        f"{_program(PROC / str(pid))} (pid {pid})"
+        for pid in processes
+        if pid not in ignored and _has_open(PROC / str(pid), target)
+    ]
+
+
+def held_by(port: str) -> str:
+    """Who holds ``port``, in words for a message: ``held by NAME (pid N)``, or ``held by
+    another program`` where the system does not tell."""
+    found = holders(port)
+    return f"held by {', '.join(found)}" if found else "held by another program"
+
+
+def _simulator_pids(target: str) -> list[int]:
+    """The supervising processes of the running simulators whose port is ``target``."""
+    from .sim_registry import running
+
+    return [sim.pid for sim in running() if os.path.realpath(sim.port) == target]
+
+
+def _has_open(process: Path, target: str) -> bool:
+    """Whether ``process`` has ``target`` open (False where it may not be looked at)."""
+    try:
+        descriptors = list((process / "fd").iterdir())
+    except OSError:
+        return False
+    for descriptor in descriptors:
+        try:
+            if os.readlink(descriptor) == target:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _program(process: Path) -> str:
+    """The name of ``process``'s program, or ``a program`` if it has ended since."""
+    try:
+        return (process / "comm").read_text().strip() or "a program"
+    except OSError:
+        return "a program"
