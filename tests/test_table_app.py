@@ -160,7 +160,7 @@ def test_killed_mid_game_then_resumed(journal: Journal, tmp_path: Path) -> None:
 
 
 def test_f1_shows_the_whole_help_and_esc_closes_it(journal: Journal) -> None:
-    from popdice.table.help import HelpScreen
+    from popdice.table.help import HelpScreen, help_text
 
     session = TableSession.start(journal, "lowdown", ["Ann", "Bob"], FakePopper())
     app = TableApp(session)
@@ -170,7 +170,9 @@ def test_f1_shows_the_whole_help_and_esc_closes_it(journal: Journal) -> None:
             await pilot.press("f1")
             await pilot.pause()
             assert isinstance(app.screen, HelpScreen)
-            text = "\n".join(str(s.content) for s in app.screen.query(Static))
+            screen = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+            assert "Lowdown: played on the laptop" in screen and "write PLAYER NUMBER" in screen
+            text = help_text("lowdown", width=120)  # all of it, as it scrolls by
             assert "write PLAYER NUMBER COLOUR BOX" in text and "F2" in text
             await pilot.press("escape")
             await pilot.pause()

@@ -28,7 +28,7 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.widget import Widget
-from textual.widgets import Footer, Input, RichLog, Static
+from textual.widgets import Footer, Input, Static
 
 from ..devices.reattach import Back, DeviceWatch, Lost, WatchReport, port_of
 from ..errors import PopdiceError
@@ -36,6 +36,7 @@ from .commands import HELP, parse
 from .devices import Hands
 from .dice_view import DiceView
 from .help import HelpScreen
+from .log_view import TableLog
 from .lowdown_table import LowdownTable
 from .lowdown_view import LowdownView
 from .names import literal
@@ -61,11 +62,11 @@ class TableApp(App[None]):
 
     TITLE = "PopDice table"
     CSS = """
-    #status { height: auto; max-height: 2; background: $boost; }
+    #status { height: 1; text-wrap: nowrap; text-overflow: ellipsis; background: $boost; }
     #top { height: 8; }
-    #dice { width: 38; padding: 0 1; }
+    #dice { width: 39; padding: 0 1; }
     #scores { width: 1fr; }
-    #log { height: 1fr; border: round $primary; }
+    #log { height: 1fr; min-height: 5; border-left: tall $primary; padding-left: 1; }
     #command { height: 1; border: none; padding: 0 1; }
     #help { height: auto; max-height: 2; color: $text-muted; }
     """
@@ -105,7 +106,7 @@ class TableApp(App[None]):
             with Horizontal(id="top"):
                 yield DiceView(id="dice")
                 yield Static(id="scores", markup=False)
-        yield RichLog(id="log", wrap=True, markup=False)
+        yield TableLog(id="log")
         yield Input(placeholder="command (Enter)", id="command")
         yield Static(HELP.get(referee.game, ""), id="help", markup=False)
         yield Footer()
@@ -205,11 +206,11 @@ class TableApp(App[None]):
     def report(self, outcome: Outcome | None) -> None:
         """Show the session's new log lines (``outcome``'s and any that followed it)."""
         del outcome  # its line is in the session's log, with the lines that came with it
-        log = self.shown_widget("#log", RichLog)
+        log = self.shown_widget("#log", TableLog)
         if log is None:
             return
         for line in map(literal, self.session.log[self.shown :]):
-            log.write(line)
+            log.add(line)
             if "(commitment_mismatch)" in line:
                 self.bell()
                 self.shout(line, "The hidden dice do not match")
@@ -265,9 +266,9 @@ class TableApp(App[None]):
         hands = self.hands.get(board)
         if hands is None:
             return
-        log = self.shown_widget("#log", RichLog)
+        log = self.shown_widget("#log", TableLog)
         if log is not None:
-            log.write(f"({what} on the simulated {board})")
+            log.add(f"({what} on the simulated {board})")
         self.act_in_background(hands, act)
 
     @work(thread=True, group="hands")

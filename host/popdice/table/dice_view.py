@@ -35,7 +35,9 @@ def render_dice(dice: Sequence[tuple[str | None, int | None]]) -> Text:
     """Three lines of pips, one block per die (``(colour, number)``, see the module)."""
     text = Text()
     for row in range(3):
-        for colour, number in dice:
+        for index, (colour, number) in enumerate(dice):
+            if index:
+                text.append("   ")
             style = COLOURS.get(colour or "", "white")
             cells = PIPS.get(number or 0, set())
             for column in range(3):
@@ -46,7 +48,6 @@ def render_dice(dice: Sequence[tuple[str | None, int | None]]) -> Text:
                     glyph = "●" if cell in cells else "·"
                 text.append(glyph, style=style)
                 text.append(" " if column < 2 else "")
-            text.append("   ")
         text.append("\n")
     return text
 
