@@ -58,6 +58,7 @@ class FakePopper:
         self.result: list[dict[str, Any]] = []
         self.events: queue.Queue[Notice] = queue.Queue()
         self.rerolls: list[int] = []
+        self.voided: list[int] = []
         self.closed = False
 
     @property
@@ -104,6 +105,12 @@ class FakePopper:
         self.rerolls.append(die)
         self.result[die] = self._roll_die(die)
         return self._announce("host", die)
+
+    def void(self, roll: int) -> bool:
+        if roll != self.roll_id:
+            return False
+        self.voided.append(roll)
+        return True
 
     def next_event(self, timeout: float | None = None) -> Notice | None:
         try:

@@ -1,6 +1,7 @@
 """A journal that cannot be written (its disk is full): what would have changed the game is
 refused with the reason, shown, and changes nothing; the table goes on, and takes the same
-move, pop or roll once the journal can keep it. Nothing acknowledged is lost."""
+move or secret roll once the journal can keep it; a pop it could not keep is voided on the
+popper, and the dome pressed again. Nothing acknowledged is lost."""
 
 from __future__ import annotations
 
@@ -72,25 +73,23 @@ def test_a_move_the_journal_cannot_keep_is_refused_and_changes_nothing(journal: 
     assert resumed.referee.scores() == [3, 0]
 
 
-def test_a_pop_the_journal_cannot_keep_is_taken_when_it_can(journal: Journal) -> None:
-    popper = FakePopper([5])
+def test_a_pop_the_journal_cannot_keep_is_voided_on_the_popper(journal: Journal) -> None:
+    popper = FakePopper([5, 2])
     session = TableSession.start(journal, "ringer", ["Ann", "Bob"], popper)
     disk = FullDisk(journal, session.game_id)
     disk.fill()
     outcome = session.press_dome()
     assert outcome is not None and outcome.code == "journal_failed"
-    assert session.referee.wants_roll()
+    assert session.referee.wants_roll() and popper.voided == [1]
+    assert session.log[-1] == "the popper shows a bar on each die: that roll is not counted"
     disk.free()
     event = popper.next_event(1)  # the same pop, reported again as an event
-    assert event is not None
-    taken = session.take_notice(event)
-    assert (
-        taken is not None
-        and taken.accepted
-        and session.referee.status().startswith("the die shows 5")
-    )
+    assert event is not None and session.take_notice(event) is None  # voided: never counted
+    taken = session.press_dome()
+    assert taken is not None and taken.accepted
+    assert session.referee.status().startswith("the die shows 2")
     rolls = [entry for entry in journal.entries(session.game_id) if entry.kind == "roll"]
-    assert len(rolls) == 1
+    assert len(rolls) == 1 and popper.voided == [1]
 
 
 def test_a_hidden_roll_or_reveal_the_journal_cannot_keep_is_taken_when_it_can(

@@ -127,6 +127,27 @@ def test_the_leds_show_each_mode(popper_dut):
         control.wait_for("leds", lambda e, p=pop: shows(control.leds(), p), timeout=5, after=mark)
 
 
+@pytest.mark.fast_feed
+def test_a_voided_pop_shows_a_bar_on_each_die_of_the_mode(popper_dut):
+    control, client = popper_dut.control, popper_dut.client
+    client.settings(animation=False)
+    client.set_mode("lowdown")
+    first = client.pop()
+    later = client.pop()
+    assert not client.void(first.roll)  # a later pop is on show: left as it is
+    mark = control.mark()
+    assert client.void(later.roll)
+    bars = [[3, 4, 5]] * 4 + [[]]
+    control.wait_for(
+        "leds",
+        lambda e: [lit_pixels(control.leds(), die) for die in range(LED_DICE)] == bars,
+        timeout=5,
+        after=mark,
+    )
+    with pytest.raises(popdice.BadArguments):
+        client.link.call("void", {"roll": later.roll, "die": 0})
+
+
 def test_reroll_changes_one_die_only(popper):
     popper.set_mode("lowdown")
     first = popper.pop()

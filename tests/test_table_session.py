@@ -59,6 +59,8 @@ def test_an_unwanted_pop_is_refused_and_journaled(journal: Journal) -> None:
     assert outcomes[1] is not None and outcomes[1].code == "no_roll_wanted"
     assert journal.entries(session.game_id)[-1].kind == "refused"
     assert session.referee.status() == "the die shows 5: play your cards"
+    assert popper.voided == [2]  # the popper shows a bar, not a roll the game did not use
+    assert session.log[-1] == "the popper shows a bar on each die: that roll is not counted"
 
 
 def test_ringer_ruling_on_a_disputed_play(journal: Journal) -> None:

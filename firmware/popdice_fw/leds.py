@@ -5,7 +5,7 @@ current is capped before it is written: a WS2812B draws about 20 mA per colour c
 full duty, so a frame's estimate is 20 mA × (sum of its channel values) / 255, and a frame
 over the cap (default 400 mA, within the USB port's 500 mA) is scaled down to fit.
 
-A die only ever shows one of eight patterns (dark, pips 1-6, a full face) in one of seven
+A die only ever shows one of nine patterns (dark, pips 1-6, a full face, a bar) in one of seven
 colours, so each (colour, pattern) is built once at the current brightness, in RGB and in
 the strip's wire order (``NeoPixel.buf`` by ``NeoPixel.ORDER``), with its channel sum.
 Drawing a die records its pattern; showing a frame copies 27 bytes a die: on an RP2040 a
@@ -23,10 +23,11 @@ DEFAULT_CAP_MA = const(400)
 DEFAULT_BRIGHTNESS = const(96)
 _DIE_BYTES = const(27)  # 9 pixels × 3 channels
 _FACE = const(7)  # pattern 7: every pixel lit; 0 is dark, 1-6 the pips
+_BAR = const(8)  # pattern 8: the middle row, which no face has: a roll that is not counted
 
 # Bit i lights pixel i of a 3×3 matrix (0 1 2 / 3 4 5 / 6 7 8): the standard pip layout.
 PIPS = (0, 0x010, 0x101, 0x111, 0x145, 0x155, 0x16D)
-_MASKS = PIPS + (0x1FF,)
+_MASKS = PIPS + (0x1FF, 0x038)
 
 RGB = {
     "red": (255, 0, 0),
@@ -67,7 +68,7 @@ class LedDice:
         self.frames_capped = 0
         self.last_ma = 0
         self._order = pixels.ORDER
-        self._dimmed = {}  # colour -> its 8 patterns at the current brightness
+        self._dimmed = {}  # colour -> its 9 patterns at the current brightness
         self._colours = [_DARK_COLOUR] * DICE
         self._patterns = [0] * DICE
         self._brightness = brightness
@@ -111,6 +112,10 @@ class LedDice:
 
     def dark(self, die):
         self._paint(die, 0, _DARK_COLOUR)
+
+    def bar(self, die):
+        """Die ``die`` shows a bar across its middle: no face, a roll not counted."""
+        self._paint(die, _BAR, _DARK_COLOUR)
 
     def limit(self):
         """The drawn dice with brightness applied and scaled under the cap, into ``shown``

@@ -67,6 +67,15 @@ def draw(mode, result, leds):
             leds.face(die, value[_COLOUR])
 
 
+def draw_void(mode, leds):
+    """A bar on each die of ``mode`` (the rest dark): the roll shown is not counted."""
+    for die in range(leds.dice):
+        if die < len(_KINDS[mode]):
+            leds.bar(die)
+        else:
+            leds.dark(die)
+
+
 def tumble(mode, leds, face):
     """Puts a face of ``face(6)`` (1-6) on each die of ``mode``: a frame of the tumble,
     drawn as ``draw`` would draw a roll, without building one."""

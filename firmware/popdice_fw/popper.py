@@ -51,6 +51,7 @@ _SAMPLE_WAIT_MS = const(4)  # the lights wait at most this long for a sample to 
 _ROLL_SLICE_US = const(1000)  # rolling yields to the sensor and the link at least this often
 _STREAM_LEASE_MAX_S = const(60)
 _STREAM_RETRY_MS = const(10)
+_ROLL_MAX = const(0x3FFFFFFF)  # a pop's number as void takes it
 _CUE_SHIFT = const(2)  # the cue: the faces at a quarter of their brightness
 
 NO_ROLL = "no_roll"
@@ -92,6 +93,7 @@ class Popper(Device):
         self.animation = True
         self.roll_id = 0
         self.result = None
+        self.voided = False  # the host did not count the roll shown: a bar on each die
         self.samples = 0
         self.overruns = 0
         self.pops = 0
@@ -112,6 +114,7 @@ class Popper(Device):
         self.commands["mode"] = self.cmd_mode
         self.commands["pop"] = self.cmd_pop
         self.commands["reroll"] = self.cmd_reroll
+        self.commands["void"] = self.cmd_void
         self.commands["settings"] = self.cmd_settings
         self.commands["roll_counts"] = self.cmd_roll_counts
         self.commands["timing"] = self.cmd_timing
@@ -280,6 +283,7 @@ class Popper(Device):
 
     def _roll(self):
         self.result = modes.roll(self.mode, self.dice)
+        self.voided = False
         self._show.set()
 
     def _announce(self, source, rerolled):
@@ -304,12 +308,11 @@ class Popper(Device):
                         await self._after_a_sample()
                     self.leds.show()
                     await asyncio.sleep_ms(_TUMBLE_FRAME_MS)
-                    if self._show.is_set():
+                    if self._show.is_set() or self.voided:
                         break
                 await self._after_a_sample()
-            if self.result is not None:
-                modes.draw(self.mode, self.result, self.leds)
-                self.leds.show()
+            if self.result is not None or self.voided:
+                self._redraw()
 
     async def _after_a_sample(self):
         """Returns just after the sensor has read a sample. Writing the strip keeps
@@ -325,7 +328,10 @@ class Popper(Device):
             pass  # no samples coming (a stalled sensor): show it anyway
 
     def _redraw(self):
-        if self.result is None:
+        if self.voided:
+            modes.draw_void(self.mode, self.leds)
+            self.leds.show()
+        elif self.result is None:
             self._draw_idle()
         else:
             modes.draw(self.mode, self.result, self.leds)
@@ -361,6 +367,7 @@ class Popper(Device):
             return
         self.mode = mode
         self.result = None
+        self.voided = False
         self.link.emit("mode", {"mode": mode, "source": source})
         self._draw_idle()
 
@@ -386,6 +393,21 @@ class Popper(Device):
         self.result[die] = modes.roll_die(self.mode, die, self.dice)
         self._show.set()
         return self._announce("host", die)
+
+    def cmd_void(self, args):
+        """``{"roll": n}``: if pop ``n`` is the one shown, a bar on each die instead (the
+        host did not count it); a later pop shown is left as it is. ``voided`` says which."""
+        for key in args:
+            if key != "roll":
+                raise CommandError(BAD_ARGS, "void takes only roll, not " + str(key)[:24])
+        roll = int_arg(args, "roll", 1, _ROLL_MAX)
+        if roll != self.roll_id or self.result is None:
+            return {"roll": roll, "voided": False}
+        self.result = None
+        self.voided = True
+        self._show.clear()
+        self._redraw()
+        return {"roll": roll, "voided": True}
 
     def cmd_settings(self, args):
         if "brightness" in args:

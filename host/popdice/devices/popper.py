@@ -178,6 +178,11 @@ class Popper(DeviceClient):
         """Rolls one die of the last pop again (Ringer's Reroll power)."""
         return Pop.from_data(self.link.call("reroll", {"die": die}))
 
+    def void(self, roll: int) -> bool:
+        """Shows a bar on each die in place of pop ``roll``, a roll the game did not count;
+        False if the popper shows a later pop (left as it is)."""
+        return bool(self.link.call("void", {"roll": roll})["voided"])
+
     def settings(
         self,
         *,

@@ -3,8 +3,10 @@
 Journal first, then apply: a move, roll, secret roll or reveal is tried on a copy of the
 referee, journaled (and committed) if the copy takes it, and only then applied to the game
 and reported. One the journal cannot keep (a full disk) is refused (``journal_failed``, with
-the journal's reason) and changes nothing; the same move, or the device's repeat of the same
-pop, is taken once the journal can keep it. The referees change nothing when they refuse,
+the journal's reason) and changes nothing; the same move, or a secret roll's repeat, is
+taken once the journal can keep it. A pop the game did not count (refused, or not kept) is
+never counted later: the popper shows a bar on each die in its place (``void``), and the
+dome is pressed again. The referees change nothing when they refuse,
 and a refused one is journaled as ``refused`` with its reason (or only shown, with the
 journal's reason, if the journal cannot keep that either).
 
@@ -264,7 +266,24 @@ class TableSession:
             referee.roll(dice)
             return text
 
-        return self._journal_then_apply("roll", roll, {"dice": dice, "key": key}, key=key)
+        outcome = self._journal_then_apply("roll", roll, {"dice": dice, "key": key}, key=key)
+        if not outcome.accepted:
+            self.seen_rolls.add(key)  # not counted, and never counted later: try again
+            self._void(pop, device_session)
+        return outcome
+
+    def _void(self, pop: Pop, device_session: str) -> None:
+        """The popper shows a bar in place of ``pop``, a roll the game did not count."""
+        popper = self.popper
+        if popper is None or "popper" in self.missing or popper.info.session != device_session:
+            return
+        try:
+            voided = popper.void(pop.roll)
+        except PopdiceError as error:
+            self.log.append(f"the popper still shows that roll, not counted: {error}")
+            return
+        if voided:
+            self.log.append("the popper shows a bar on each die: that roll is not counted")
 
     def take_notice(self, notice: Notice) -> Outcome | None:
         """A device event: a pop becomes the roll; reboots and gaps go to the log."""

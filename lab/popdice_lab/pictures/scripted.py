@@ -49,6 +49,9 @@ class ScriptedPopper:
     def reroll(self, die: int) -> Pop:
         raise DeviceError("no_roll", "the script has no rerolls")
 
+    def void(self, roll: int) -> bool:
+        return roll == self._rolled
+
     def next_event(self, timeout: float | None = None) -> Notice | None:
         self._closed.wait(timeout)
         return None
