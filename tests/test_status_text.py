@@ -25,6 +25,7 @@ def popper_reply(**changed: object) -> dict[str, object]:
         "fw": "0.1.0",
         "proto": 1,
         "uptime_ms": 3_720_000,
+        "reset": "power on",
         "heap_free": 165_648,
         "heap_used": 28_016,
         "unacked_events": 2,
@@ -177,7 +178,7 @@ def test_uptime_is_said_the_way_a_person_says_it(ms: int, said: str) -> None:
 
 def test_every_field_the_docs_name_has_a_label() -> None:
     """docs/link.md, docs/popper.md and docs/handheld.md's status fields."""
-    common = {"fw", "proto", "uptime_ms", "heap_free", "heap_used", "unacked_events"}
+    common = {"fw", "proto", "uptime_ms", "reset", "heap_free", "heap_used", "unacked_events"}
     popper = {"mode", "samples", "pops", "overruns", "detect_us", "detector", "stream_dropped",
               "accel", "accel_address", "leds_ma", "frames_capped"}  # fmt: skip
     handheld = {"vsys_mv", "battery_low", "display", "roll"}

@@ -16,7 +16,7 @@ import machine
 import micropython
 from micropython import const
 
-from popdice_fw import PROTOCOL, VERSION, buttons
+from popdice_fw import PROTOCOL, VERSION, buttons, watchdog
 from popdice_fw.codec import MAX_PAYLOAD
 from popdice_fw.link import BAD_ARGS, BUSY, UNKNOWN_COMMAND, CommandError, Link
 from popdice_fw.usb_serial import UsbSerial
@@ -42,9 +42,13 @@ class Device:
     NAME = "device"
     # What ``status`` leaves out first when it would not fit a frame.
     STATUS_DETAIL = ("heap_used", "link")
+    # The tasks that check in with the supervisor, and how long each may go without: past
+    # that it is stuck, and the watchdog restarts the board.
+    LIMITS_MS = {"buttons": 3000}
 
     def __init__(self, port=None, buttons_=()):
         self.started = time.ticks_ms()
+        self.reset_cause = None  # why the board started, once ``run`` has read it
         self.buttons = list(buttons_)
         self.link = Link(
             port or UsbSerial(),
@@ -64,16 +68,26 @@ class Device:
 
     # -- running -------------------------------------------------------------------
 
-    def run(self):
+    def run(self, watchdog_ms=0):
+        """Serves the link until the host frees the REPL; with ``watchdog_ms`` the hardware
+        watchdog restarts the board if a task hangs (boot.py runs it so)."""
         micropython.kbd_intr(-1)
+        dog = None
         try:
-            asyncio.run(self.main())
+            if watchdog_ms:
+                self.reset_cause = watchdog.cause()
+                dog = watchdog.Watchdog(watchdog_ms)
+            asyncio.run(self.main(dog))
         finally:
+            if dog is not None:
+                dog.stop()
             self.hand_over()
             micropython.kbd_intr(3)
 
-    async def main(self):
+    async def main(self, dog=None):
         self.start_tasks()
+        if dog is not None:
+            asyncio.create_task(self.link.supervisor.watch(dog, watchdog.note))
         await self.link.run()
         self.link.supervisor.cancel_all()
         await asyncio.sleep_ms(0)  # the cancelled tasks end, and their frames are freed
@@ -83,9 +97,9 @@ class Device:
         secrets forget them here."""
 
     def start_tasks(self):
-        """Starts the board's tasks under the supervisor."""
+        """Starts the board's tasks under the supervisor, each with its limit if it has one."""
         for name, make in self.tasks():
-            self.link.supervisor.start(name, make)
+            self.link.supervisor.start(name, make, self.LIMITS_MS.get(name, 0))
 
     def tasks(self):
         return [("buttons", self._poll_buttons)] if self.buttons else []
@@ -102,7 +116,9 @@ class Device:
     # -- buttons -------------------------------------------------------------------
 
     async def _poll_buttons(self):
+        check_in = self.link.supervisor.check_in
         while True:
+            check_in("buttons")
             now = time.ticks_ms()
             for button in self.buttons:
                 edge = button.update(now)
@@ -129,6 +145,7 @@ class Device:
             "heap_free": gc.mem_free(),
             "heap_used": gc.mem_alloc(),
             "unacked_events": self.link.unacked(),
+            "reset": self.reset_cause,
             # Only the counters that are not 0: the reply has to fit one frame.
             "link": {name: count for name, count in self.link.stats.items() if count},
         }

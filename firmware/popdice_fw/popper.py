@@ -140,9 +140,11 @@ class Popper(Device):
         sampler = self.sampler
         assert sampler is not None  # the task runs only with a sensor (``tasks``)
         sampled = self._sampled
+        check_in = self.link.supervisor.check_in
         sampler.start()
         try:
             while True:
+                check_in("sensor")
                 if sampler.pending():
                     while sampler.pending():
                         self.on_sample()
@@ -511,6 +513,8 @@ class Popper(Device):
         "stream_dropped",
         "accel_address",
     ) + Device.STATUS_DETAIL
+
+    LIMITS_MS = dict(Device.LIMITS_MS, sensor=3000)
 
     def status(self):
         status = super().status()

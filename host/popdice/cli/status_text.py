@@ -95,6 +95,7 @@ DEVICE_FIELDS = {
     "fw": Field("firmware"),
     "proto": Field("protocol"),
     "uptime_ms": Field("uptime", duration),
+    "reset": Field("started by", meaning="power on, or the watchdog: a task had hung"),
     "heap_free": Field("heap free", with_unit("B")),
     "heap_used": Field("heap used", with_unit("B")),
     "unacked_events": Field("unacked events", meaning="events sent that no host has acknowledged"),

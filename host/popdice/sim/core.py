@@ -35,6 +35,8 @@ QUICK_DEATH_S = 1.0  # a process that dies sooner than this counts towards the b
 QUICK_DEATHS_BEFORE_BACKOFF = 3
 MAX_BACKOFF_S = 5.0
 STATS_TIMEOUT_S = 2.0
+PWRON_RESET = 1  # machine.reset_cause() on an RP2040: power on (or the RUN pin)
+WDT_RESET = 3  # ...and after its watchdog reset it
 # Set to "fast" (the firmware process inherits it), the simulated LIS3DH takes fed samples
 # as fast as the firmware reads them instead of at its ODR (upy/_simhw.py): for tests that
 # need what the firmware makes of a trace, not when.
@@ -64,6 +66,13 @@ class SimCore(BoardCore):
         self._spawn_error: BaseException | None = None
         self._wake_life = asyncio.Event()
         self._stats_requests: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        # The RP2040's watchdog, kept here where a hung firmware cannot stop it: its timer,
+        # the reset cause the next boot reads (machine.WDT_RESET after it bit) and its
+        # scratch registers, which a watchdog reset keeps and a power-on clears.
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._watchdog_timeout_s = 0.0
+        self._reset_cause = PWRON_RESET
+        self._scratch = [0, 0, 0, 0]
         self._stats_ids = 0
         self.port = PtyPort(paths.port_link, self._loop)
         self.shim = ShimChannel(paths.hardware, self)
@@ -88,6 +97,8 @@ class SimCore(BoardCore):
         self.stopped.set()
 
     async def _power_on(self) -> None:
+        self._reset_cause = PWRON_RESET
+        self._scratch = [0, 0, 0, 0]
         self.port.open()
         self.plugged = True
         self._spawned.clear()
@@ -164,10 +175,16 @@ class SimCore(BoardCore):
         assert proc.stderr is not None
         collector = asyncio.create_task(self._collect_stderr(proc.stderr))
         code = await proc.wait()
+        self._watchdog_off()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(collector, 1.0)
         self._proc = None
         reason = self._exit_reason or ("exited" if code >= 0 else "killed")
+        if reason in ("watchdog", "machine.reset()"):  # both the watchdog's reset on an RP2040
+            self._reset_cause = WDT_RESET
+        elif reason != "machine.soft_reset()":
+            self._reset_cause = PWRON_RESET
+            self._scratch = [0, 0, 0, 0]
         uptime = round(time.monotonic() - self._started_at, 3)
         self.port.disconnect_input()
         self.shim.disconnect()
@@ -189,6 +206,8 @@ class SimCore(BoardCore):
         env["POPDICE_SIM_ID"] = self.device_id
         env["POPDICE_SIM_SOCKET"] = str(self.paths.hardware)
         env["POPDICE_SIM_BOOT"] = str(self.boots)
+        env["POPDICE_SIM_RESET_CAUSE"] = str(self._reset_cause)
+        env["POPDICE_SIM_SCRATCH"] = ",".join(str(word) for word in self._scratch)
         return env
 
     async def _collect_stderr(self, stream: asyncio.StreamReader) -> None:
@@ -235,10 +254,37 @@ class SimCore(BoardCore):
             request = self._stats_requests.pop(message["id"], None)
             if request is not None and not request.done():
                 request.set_result(message.get("accel") or {})
+        elif kind == "wdt":
+            self._watchdog_off()
+            if message["timeout_ms"]:
+                self._watchdog_timeout_s = message["timeout_ms"] / 1000
+                self._watchdog_on()
+        elif kind == "wdt_feed":
+            if self._watchdog is not None:
+                self._watchdog_off()
+                self._watchdog_on()
+        elif kind == "scratch":
+            self._scratch[message["i"]] = message["v"]
         elif kind == "reset":
             soft = message.get("how") == "soft"
             self._exit_reason = "machine.soft_reset()" if soft else "machine.reset()"
             self._kill()
+
+    def _watchdog_on(self) -> None:
+        self._watchdog = asyncio.get_running_loop().call_later(
+            self._watchdog_timeout_s, self._watchdog_bites
+        )
+
+    def _watchdog_off(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+
+    def _watchdog_bites(self) -> None:
+        """Not fed in time: the board restarts, as an RP2040's watchdog restarts it."""
+        self._watchdog = None
+        self._exit_reason = "watchdog"
+        self._kill()
 
     def _batch_done(self, batch: int, samples: int) -> None:
         self.events.emit(protocol.ACCEL_DONE, batch=batch, samples=samples)

@@ -34,6 +34,11 @@ KIND = os.getenv("POPDICE_SIM_KIND") or ""
 DEVICE_ID = os.getenv("POPDICE_SIM_ID") or "0000000000000000"
 # "fast": the accelerometer hands over fed samples as fast as the firmware reads them.
 FAST_FEED = os.getenv("POPDICE_SIM_FEED") == "fast"
+# Why this boot: 3 after the watchdog reset the board (machine.WDT_RESET), else 1.
+RESET_CAUSE = int(os.getenv("POPDICE_SIM_RESET_CAUSE") or "1")
+# The watchdog's scratch registers 0-3 as the last boot left them (a watchdog reset keeps
+# them): the supervisor hands them to each boot and keeps every write.
+SCRATCH = [int(word) for word in (os.getenv("POPDICE_SIM_SCRATCH") or "0,0,0,0").split(",")]
 
 vsys_volts = 4.8
 analog_volts = {}  # ADC channel -> volts, for channels other than VSYS and temperature
@@ -176,6 +181,21 @@ def _report_display(part):
 
 def _report_chunk_done(token):
     _simlink.send({"t": "accel_done", "token": token})
+
+
+def watchdog(timeout_ms):
+    """Starts (or, with 0, stops) the supervisor's watchdog: not fed within ``timeout_ms``,
+    it ends this process and boots the next with the watchdog as the reset cause."""
+    _simlink.send({"t": "wdt", "timeout_ms": timeout_ms})
+
+
+def feed_watchdog():
+    _simlink.send({"t": "wdt_feed"})
+
+
+def write_scratch(index, value):
+    SCRATCH[index] = value
+    _simlink.send({"t": "scratch", "i": index, "v": value})
 
 
 def reset(how):

@@ -229,7 +229,58 @@ def soft_reset():
 
 
 def reset_cause():
-    return PWRON_RESET
+    return _simhw.RESET_CAUSE
+
+
+_WDT_MAX_MS = const(8388)
+_WDT_CTRL = const(0x40058000)
+_WDT_ENABLE = const(0x40000000)
+_WDT_SCRATCH0 = const(0x4005800C)
+
+
+class WDT:
+    """The RP2040's watchdog, kept by the supervisor outside this process (a loop here that
+    never yields cannot stop it): not fed within ``timeout`` ms, it restarts the board."""
+
+    def __init__(self, id=0, timeout=5000):
+        if not 1 <= timeout <= _WDT_MAX_MS:
+            raise ValueError("timeout out of range")
+        _simhw.watchdog(timeout)
+        mem32._ctrl |= _WDT_ENABLE
+
+    def feed(self):
+        _simhw.feed_watchdog()
+
+
+class _Mem32:
+    """``machine.mem32`` for the registers the firmware touches: the watchdog's CTRL (its
+    enable bit) and its scratch registers 0-3."""
+
+    def __init__(self):
+        self._ctrl = 0
+
+    def __getitem__(self, address):
+        if address == _WDT_CTRL:
+            return self._ctrl
+        return _simhw.SCRATCH[self._scratch(address)]
+
+    def __setitem__(self, address, value):
+        value &= 0xFFFFFFFF
+        if address == _WDT_CTRL:
+            if self._ctrl & _WDT_ENABLE and not value & _WDT_ENABLE:
+                _simhw.watchdog(0)
+            self._ctrl = value
+            return
+        _simhw.write_scratch(self._scratch(address), value)
+
+    def _scratch(self, address):
+        index = (address - _WDT_SCRATCH0) >> 2
+        if address & 3 or not 0 <= index < 4:
+            raise ValueError("no simulated register at 0x%08x" % address)
+        return index
+
+
+mem32 = _Mem32()
 
 
 def freq(hz=None):

@@ -39,7 +39,17 @@ export class Board {
       (n) => world.serialTaken(n),
     );
     mcu.watchdog = mcu.peripherals[0x40058];
-    mcu.watchdog.onWatchdogTrigger = () => world.rebootRequested('watchdog');
+    // rp2040js's watchdog alarm fires again at once while its counter stays at 0, which would
+    // hold the emulation at that instant: the first bite stops it, and the board restarts.
+    mcu.watchdog.onWatchdogTrigger = () => {
+      mcu.watchdog.alarm.enable = false;
+      world.rebootRequested('watchdog');
+    };
+    if (world.watchdogKept) {
+      mcu.watchdog.reason = world.watchdogKept.reason;
+      mcu.watchdog.scratchData.set(world.watchdogKept.scratch);
+      world.watchdogKept = null;
+    }
     for (const pin of Object.values(config.buttons)) this.driveButton(pin);
     this.setVsys(world.vsys);
     mcu.adc.channelValues[4] = this.adcCode(TEMPERATURE_VOLTS);

@@ -43,6 +43,7 @@ const batches = new Map();
 
 const world = {
   pressed: new Set(config.pressed),
+  watchdogKept: null, // the watchdog's reason and scratch registers, across its reset
   rest: config.rest,
   vsys: config.vsys,
   flashWritten(offset, length) {
@@ -217,6 +218,11 @@ function run() {
   if (reboot !== null) {
     const how = reboot;
     reboot = null;
+    // The watchdog's own reset leaves its reason and scratch registers as they were (the
+    // firmware reads them back); the RUN pin and a power cycle clear them.
+    const dog = board && board.mcu.watchdog;
+    world.watchdogKept =
+      how === 'watchdog' && dog ? { reason: dog.reason, scratch: Uint32Array.from(dog.scratchData) } : null;
     out({ t: 'reset', how });
     powerOff('restarted');
     powerOn();
