@@ -17,7 +17,7 @@ from .rules import (
     LowdownConfig,
     LowdownData,
     Sheet,
-    line_problem,
+    line_problems,
     lines_of,
     placement_problem,
     qualifies,
@@ -71,18 +71,18 @@ def _read_box(box: Field, data: LowdownData, box_kind: str) -> Box:
 def sheet_errors(
     player: str, sheet: Sheet, data: LowdownData, config: LowdownConfig
 ) -> list[dict[str, Any]]:
-    """Every rule the board breaks (§3.3-3.5), one entry each."""
+    """Every rule the board breaks (§3.3-3.5), one entry each: a crossed line that breaks
+    two rules (an empty box and a blackout) has two."""
     errors: list[dict[str, Any]] = []
     lines = lines_of(sheet.size)
     for grid, crossed in sheet.crossed.items():
         earlier: set[tuple[int, int]] = set()
         for line in crossed:
             values = sheet.line_values(grid, line)
-            problem = line_problem(values)
-            if problem is None and not qualifies(values, config.line_sum):
-                problem = Reason.NOT_QUALIFYING
-            if problem is not None:
-                errors.append(_error(player, grid, line, problem))
+            problems = line_problems(values)
+            if not problems and not qualifies(values, config.line_sum):
+                problems = [Reason.NOT_QUALIFYING]
+            errors += [_error(player, grid, line, problem) for problem in problems]
             cells = set(lines[line])
             if not config.crossed_lines_may_share_box and cells & earlier:
                 errors.append(_error(player, grid, line, Reason.LINES_CROSS))

@@ -136,12 +136,24 @@ def qualifies(values: Sequence[Box], line_sum: int) -> bool:
 
 
 def line_problem(values: Sequence[Box]) -> Reason | None:
-    """Why a line with these boxes can never be crossed out as written (None: it is full)."""
+    """Why a line with these boxes can never be crossed out as written (None: it is full):
+    the first of ``line_problems``, without listing the others."""
     if any(v is None for v in values):
         return Reason.INCOMPLETE_LINE
     if any(v == BLACKOUT for v in values):
         return Reason.BLACKOUT_IN_LINE
     return None
+
+
+def line_problems(values: Sequence[Box]) -> list[Reason]:
+    """Every reason a line with these boxes can never be crossed out as written, in the
+    order incomplete_line, blackout_in_line (an empty box and a blackout: both)."""
+    problems: list[Reason] = []
+    if any(v is None for v in values):
+        problems.append(Reason.INCOMPLETE_LINE)
+    if any(v == BLACKOUT for v in values):
+        problems.append(Reason.BLACKOUT_IN_LINE)
+    return problems
 
 
 @lru_cache(maxsize=1 << 12)
