@@ -406,10 +406,11 @@ def test_lowdown_suggest_adds_the_best_crossings(capsys, monkeypatch):
          {"legal": False, "reason": "box_filled"}),
         ({"wilds": 3}, {"grid": "green/yellow", "row": 1, "col": 0, "color": "red", "wild": True},
          {"legal": True}),
-        ({"wilds": 4}, {"grid": "green/yellow", "row": 1, "col": 0, "wild": True},
+        ({"wilds": 4}, {"grid": "green/yellow", "row": 1, "col": 0, "color": "blue",
+                        "wild": True},
          {"legal": False, "reason": "no_wilds_left"}),
         ({"grids": {"purple/blue": [[None] * 3, [None, 3, None], [None] * 3]}, "wilds": 4},
-         {"grid": "purple/blue", "row": 1, "col": 1, "wild": True},
+         {"grid": "purple/blue", "row": 1, "col": 1, "color": "red", "wild": True},
          {"legal": False, "reason": "box_filled"}),
         ({}, {"grid": "purple/blue", "row": 1, "col": 1, "color": "blue"}, {"legal": True}),
     ],
@@ -490,6 +491,20 @@ BAD_INPUTS = [
                                                        "number": 9, "color": "red"}},
      "error: move.number: 9 is not a number (1-6)"),
     (["check", "lowdown-move"], {"move": {}}, "error: board: missing"),
+    # a wild move still names a colour of the game (the shared contract)
+    (["check", "lowdown-move"], {"board": {}, "move": {"grid": "red/orange", "row": 0, "col": 0,
+                                                       "number": 2, "wild": True}},
+     "error: move.color: missing: a wild move names a colour too (red, orange, purple, blue, "
+     "green, yellow)"),
+    (["check", "lowdown-move"], {"board": {}, "move": {"grid": "red/orange", "row": 0, "col": 0,
+                                                       "number": 2, "color": None,
+                                                       "wild": True}},
+     "error: move.color: expected a Lowdown colour, got null"),
+    (["check", "lowdown-move"], {"board": {}, "move": {"grid": "red/orange", "row": 0, "col": 0,
+                                                       "number": 2, "color": "pink",
+                                                       "wild": True}},
+     'error: move.color: "pink" is not a Lowdown colour (red, orange, purple, blue, green, '
+     "yellow)"),
 ]  # fmt: skip
 
 

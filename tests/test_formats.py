@@ -91,8 +91,8 @@ REFUSED = [
     (["score", "lowdown"], {"boards": {"ann": {"grid": {}}}},
      "error: boards.ann.grid: unknown field (the known ones: grids, crossed, wilds)"),
     (["check", "lowdown-move"], {"board": {}, "move": {"grid": "red/orange", "row": 0,
-                                                       "col": 0, "number": 2, "wild": True,
-                                                       "colour": "red"}},
+                                                       "col": 0, "number": 2, "color": "red",
+                                                       "wild": True, "colour": "red"}},
      "error: move.colour: unknown field (the known ones: grid, row, col, number, color, wild)"),
 ]  # fmt: skip
 
@@ -138,8 +138,12 @@ CASES = [
     ({"board": {"grids": {"red/orange": [[True]]}}, "move": {}}, "check-lowdown-move",
      'board.grids.red/orange[0][0]: true is not a box: a number, "X" (blacked out) or null '
      "(empty)"),
-    ({"board": {}, "move": {"grid": "red/orange", "row": -1, "col": 0, "number": 2}},
+    ({"board": {}, "move": {"grid": "red/orange", "row": -1, "col": 0, "number": 2,
+                            "color": "red"}},
      "check-lowdown-move", "move.row: -1 is less than 0"),
+    ({"board": {}, "move": {"grid": "red/orange", "row": 0, "col": 0, "number": 2,
+                            "wild": True}},
+     "check-lowdown-move", "move.color: missing"),
     ([], "score-lowdown", "document: expected an object, got a list"),
 ]  # fmt: skip
 

@@ -72,9 +72,9 @@ Judges one placement on a Lowdown board with the default box layout (docs/rules.
   {"board": {"grids": {"red/orange": [[null, null, null], ...]}, "wilds": 0},
    "move":  {"grid": "red/orange", "row": 0, "col": 2, "number": 5, "color": "orange",
              "wild": false}}
-Grids left out are empty; rows and columns count from 0, top left. With "wild": true the
-colour is ignored. Output: {"legal": true} or {"legal": false, "reason": R}, R one of
-box_filled, wrong_color, no_wilds_left.
+Grids left out are empty; rows and columns count from 0, top left. Every move names a
+Lowdown colour; with "wild": true it is not judged. Output: {"legal": true} or
+{"legal": false, "reason": R}, R one of box_filled, wrong_color, no_wilds_left.
 """
 
 SCORE_HELP = """\

@@ -68,11 +68,11 @@ class Field:
             self._expected("an object")
         return self.value
 
-    def key(self, key: str) -> Field:
-        """The member ``key`` of this object; it must be present."""
+    def key(self, key: str, missing: str = "missing") -> Field:
+        """The member ``key`` of this object; it must be present (else ``missing`` says so)."""
         members = self.mapping()
         if key not in members:
-            Field(None, self._child_path(key), self._error).fail("missing")
+            Field(None, self._child_path(key), self._error).fail(missing)
         return Field(members[key], self._child_path(key), self._error)
 
     def optional(self, key: str) -> Field | None:

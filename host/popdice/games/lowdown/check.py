@@ -144,8 +144,12 @@ def check_lowdown_move(doc: Field, data: LowdownData | None = None) -> dict[str,
     move.key("number").number_in(data.number_faces, f"a number ({faces_text(data.number_faces)})")
     wild_field = move.optional("wild")
     wild = wild_field is not None and wild_field.boolean()
-    color = None if wild else move.key("color").choice(data.color_faces, "a Lowdown colour")
+    # A wild move still names a colour of the game (docs/formats.md), though it is not
+    # judged: any empty box takes a wild colour.
+    missing = f"missing: a wild move names a colour too ({', '.join(data.color_faces)})"
+    color_field = move.key("color", missing if wild else "missing")
+    color = color_field.choice(data.color_faces, "a Lowdown colour")
     problem = placement_problem(
-        sheet, data.layouts[0], (grid, row, col), color, wild, data.wild_boxes
+        sheet, data.layouts[0], (grid, row, col), None if wild else color, wild, data.wild_boxes
     )
     return {"legal": True} if problem is None else {"legal": False, "reason": problem.value}
