@@ -15,7 +15,7 @@ from zlib import crc32
 import pytest
 
 import popdice
-from popdice.devices.link import Event
+from popdice.devices.link import Event, EventGap
 from popdice_fw import PROTOCOL, VERSION, codec
 
 pytestmark = pytest.mark.rp2040_tier
@@ -157,6 +157,38 @@ def test_work_the_host_can_start_is_bounded(popper_dut):
             received += 1
     assert popper.burst(1) == 1, "a burst can start again once the others ended"
     assert popper.counter() == 1
+
+
+def test_bursts_end_with_the_host_that_started_them(popper_dut):
+    """Two long bursts and a closed port: the next connection (its hello) gets none of their
+    events, nothing is left owed, and a new burst is not busy."""
+    n = 100_000
+    first = popper_dut.client
+    assert first.burst(n) == n and first.burst(n) == n
+    assert first.next_event(5.0) is not None
+    popper_dut.release()  # the port closed under the bursts
+    second = popper_dut.connect()
+    assert second.burst(3) == 3, "a burst of the last session is still running"
+    items = []
+    while (item := second.next_event(1.0)) is not None:
+        items.append(item)
+        assert len(items) < 10, f"the last session's events came: {items}"
+    assert [i.data["i"] for i in items if isinstance(i, Event) and i.kind == "burst"] == [0, 1, 2]
+    assert not [i for i in items if isinstance(i, EventGap)], "a gap for events nobody owes"
+    assert second.status().unacked_events == 0
+
+
+@pytest.mark.unix_only("waits out the device's idea of a host gone, in the unix port's time")
+def test_bursts_end_when_their_host_has_gone_quiet(popper_dut):
+    """With nobody connecting again, the device ends the bursts of a host that has sent
+    nothing for 3 s while owed their events (its port closed)."""
+    popper = popper_dut.client
+    assert popper.burst(100_000) == 100_000
+    assert popper.next_event(5.0) is not None
+    popper_dut.release()
+    time.sleep(4.5)
+    status = popper_dut.connect().status()
+    assert status.link.get("hosts_gone") == 1 and status.unacked_events == 0
 
 
 def test_a_host_whose_numbers_were_overtaken_notices_and_goes_on(popper):

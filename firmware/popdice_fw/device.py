@@ -57,7 +57,6 @@ class Device:
             self.dispatch,
         )
         self._counter = 0
-        self._bursts = 0
         self.commands = {
             "status": self.cmd_status,
             "echo": self.cmd_echo,
@@ -171,21 +170,22 @@ class Device:
         return {"value": self._counter}
 
     def cmd_burst(self, args):
-        """Sends ``n`` numbered ``burst`` events as fast as the host takes them."""
+        """Sends ``n`` numbered ``burst`` events as fast as the host takes them: work of the
+        host's link session, which ends with it (a new hello, or the host gone)."""
         count = int_arg(args, "n", 1, _BURST_MAX)
         pad = "x" * int_arg(args, "pad", 0, _PAD_MAX, 0)
-        if self._bursts >= _BURSTS_AT_ONCE:
-            raise CommandError(BUSY, "%d bursts are running; wait for one to end" % self._bursts)
-        self._bursts += 1
-        asyncio.create_task(self._burst(count, pad))
-        return {"n": count}
+        running = self.link.running_work()
+        if running >= _BURSTS_AT_ONCE:
+            raise CommandError(BUSY, "%d bursts are running; wait for one to end" % running)
+        link = self.link
 
-    async def _burst(self, count, pad):
-        try:
+        async def burst(owner):
             for i in range(count):
-                await self.link.send_event("burst", {"i": i, "pad": pad})
-        finally:
-            self._bursts -= 1
+                if await link.send_event("burst", {"i": i, "pad": pad}, owner) is None:
+                    return
+
+        link.start_work(burst)
+        return {"n": count}
 
     def cmd_repl(self, args):
         """Stops the link after this reply: main.py returns and the REPL is free."""

@@ -12,6 +12,11 @@
 - Events are numbered, kept in a bounded outbox and sent again every ``_RETRANSMIT_MS``
   until the host acknowledges them. Each carries ``lo``, the oldest number still kept, so
   the host knows when a full outbox dropped events.
+- Work a host starts (a burst) belongs to its link session, which ends with a new hello or
+  when the host has gone (``host_gone_ms`` without a frame from it while the outbox holds
+  the session's events): the work is cancelled and its unacknowledged events are withdrawn
+  from the outbox, so that nobody gets them and they do not fill it. Events nobody started
+  (a button, a pop) are kept.
 - A frame that cannot be read gets an error frame; nothing a host sends stops the link:
   the reader, writer and retransmitter run under a ``Supervisor``, which starts a task that
   raised again and counts it.
@@ -34,6 +39,7 @@ _TX_QUEUE = const(24)
 _READ_CHUNK = const(128)
 _SEQ_LIMIT = const(0x3FFFFFFF)  # command numbers are 1.._SEQ_LIMIT: small ints on a Pico
 _NONCE_MAX = const(64)
+_HOST_GONE_MS = const(3000)  # a host that sent nothing for this long while owed events is gone
 
 STALE_SESSION = "stale_session"
 STALE_SEQ = "stale_seq"
@@ -75,6 +81,13 @@ class Link:
         self._tx_ready = asyncio.Event()
         self._space = asyncio.Event()
         self._host_seen = False
+        # The host's link session: a new one with each hello; work it starts and the events
+        # of that work carry its number (``start_work``).
+        self.host_session = 0
+        self.host_gone_ms = _HOST_GONE_MS
+        self._heard = time.ticks_ms()
+        self._work = []  # the running work, each as [task]
+        self._lost_upto = 0  # the last event the full outbox dropped
         self._stopping = False
         self._stopped = asyncio.Event()
         self.stats = {
@@ -86,6 +99,8 @@ class Link:
             "retransmits": 0,
             "events_dropped": 0,
             "handler_errors": 0,
+            "events_withdrawn": 0,
+            "hosts_gone": 0,
         }
 
     # -- running -------------------------------------------------------------------
@@ -112,6 +127,7 @@ class Link:
             if not n:
                 await asyncio.sleep_ms(50)
                 continue
+            self._heard = time.ticks_ms()
             for item in self._deframer.feed(buf, n):
                 if isinstance(item, codec.FrameError):
                     self.stats["rx_errors"] += 1
@@ -144,8 +160,21 @@ class Link:
     async def _retransmitter(self):
         while True:
             await asyncio.sleep_ms(_RETRANSMIT_MS)
+            if self._host_gone():
+                self.stats["hosts_gone"] += 1
+                self.end_session()
             if self._host_seen and self._outbox:
                 self._resend_outbox()
+
+    def _host_gone(self):
+        """Whether the host has sent nothing for ``host_gone_ms`` while it is owed events of
+        its work: a live host acknowledges each resend, one that closed the port never does."""
+        if time.ticks_diff(time.ticks_ms(), self._heard) < self.host_gone_ms:
+            return False
+        for entry in self._outbox:
+            if entry[3] is not None:
+                return True
+        return False
 
     # -- frames in -----------------------------------------------------------------
 
@@ -170,6 +199,7 @@ class Link:
             if message.get("renumber") is True:
                 self._last_seq = 0  # the host starts its numbering again
                 self._last_reply = None
+            self.end_session()  # a hello starts a new link session
             self._send_hello(nonce)
             self._host_seen = True
             self._resend_outbox()
@@ -284,30 +314,75 @@ class Link:
 
     # -- events --------------------------------------------------------------------
 
-    def emit(self, kind, value):
-        """Sends an event now; if the outbox is full the oldest unacknowledged one is lost."""
+    def emit(self, kind, value, owner=None):
+        """Sends an event now; if the outbox is full the oldest unacknowledged one is lost.
+        ``owner``: the host session whose work sent it (``start_work``), None for events
+        nobody asked for (a button, a pop)."""
         if len(self._outbox) >= _OUTBOX:
-            self._outbox.pop(0)
+            self._lost_upto = self._outbox.pop(0)[0]
             self.stats["events_dropped"] += 1
         self._event_seq += 1
-        entry = (self._event_seq, kind, value)
+        entry = (self._event_seq, kind, value, owner)
         self._outbox.append(entry)
         self._queue(self._event_frame(entry))
         return self._event_seq
 
-    async def send_event(self, kind, value):
+    async def send_event(self, kind, value, owner=None):
         """Like ``emit``, but waits for room (outbox and transmit queue) instead of dropping,
         and lets the other tasks run after each event: a task sending many (a burst) must not
-        hold the CPU from the sensor until the outbox is full."""
+        hold the CPU from the sensor until the outbox is full. An event of a session that
+        ended while it waited is not sent (None)."""
         while len(self._outbox) >= _OUTBOX or len(self._tx) >= _TX_QUEUE:
             self._space.clear()
             await self._space.wait()
-        seq = self.emit(kind, value)
+        if owner is not None and owner != self.host_session:
+            return None
+        seq = self.emit(kind, value, owner)
         await asyncio.sleep_ms(0)
         return seq
 
+    # -- work of a host session ----------------------------------------------------------
+
+    def start_work(self, make):
+        """Runs ``make(owner)``, a coroutine function, as work of the current host session:
+        ``owner`` is the session's number, for ``send_event``. It ends with the session."""
+        owner = self.host_session
+        work = self._work
+        entry = []  # [task], once it is made
+
+        async def run():
+            try:
+                await make(owner)
+            finally:
+                if entry in work:
+                    work.remove(entry)
+
+        entry.append(asyncio.create_task(run()))
+        work.append(entry)
+
+    def running_work(self):
+        return len(self._work)
+
+    def end_session(self):
+        """Ends the host's link session: its work is cancelled, and the events of any ended
+        session not yet acknowledged leave the outbox (nobody holds that session any more).
+        Events nobody started stay. When the withdrawn events were all that was owed, a new
+        host is told (``acked`` in the hello) that nothing before the next event is due."""
+        self.host_session += 1
+        work, self._work = self._work, []
+        for entry in work:
+            entry[0].cancel()
+        kept = [entry for entry in self._outbox if entry[3] is None]
+        withdrawn = len(self._outbox) - len(kept)
+        if withdrawn:
+            self._outbox = kept
+            self.stats["events_withdrawn"] += withdrawn
+            if self._lost_upto <= self._acked:
+                self._acked = kept[0][0] - 1 if kept else self._event_seq
+            self._space.set()
+
     def _event_frame(self, entry):
-        seq, kind, value = entry
+        seq, kind, value, _owner = entry
         low = self._outbox[0][0] if self._outbox else seq
         return self._encode(
             {"t": "evt", "d": self.session, "e": seq, "lo": low, "k": kind, "v": value}
