@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import MB, read_limited
 from . import bininfo
 from .files import CHECKOUT_DIR, FIRMWARE_DIR, OLDEST_MICROPYTHON, oldest_micropython
 from .uf2 import FAMILY_RP2040, Segment, Uf2Error, read_uf2
@@ -61,11 +62,16 @@ def default_base_path() -> Path:
     raise Uf2Error(f"no MicroPython base image: {DOWNLOAD_HINT}")
 
 
+IMAGE_MOST = 4 * MB
+"""The largest base image read: 4 MB, the Pico's 2 MB of flash as UF2 (each 512-byte block
+carries 256 bytes of flash)."""
+
+
 def load_base(path: str | os.PathLike[str] | None = None) -> MicroPythonBase:
     """The base at ``path`` (or the default one), checked; Uf2Error says what is wrong."""
     where = Path(path) if path is not None else default_base_path()
     try:
-        raw = where.read_bytes()
+        raw = read_limited(str(where), IMAGE_MOST, "MicroPython image", Uf2Error)
     except OSError as error:
         raise Uf2Error(f"cannot read the MicroPython image {where}: {error.strerror}") from None
     segments = read_uf2(raw, str(where), FAMILY_RP2040)

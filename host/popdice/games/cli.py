@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from ..console.arguments import file_name, input_file, whole_number
+from ..files import MB, read_limited
 from .errors import InputError
 
 TYPE_CHECKING = False  # typing is for the type checker: `popdice check` starts without it
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
 
     from .fields import Field
 
-FILE_HELP = "the JSON document to judge, or - to read it from standard input"
+FILE_HELP = "the JSON document to judge, or - to read it from standard input (at most 8 MB)"
 DATA_HELP = "a replacement for the packaged {name} (card lists, colours, layouts)"
 
 CHECK_EPILOG = """\
@@ -227,6 +226,10 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
 
 # --- running ------------------------------------------------------------------------------
 
+DOCUMENT_MOST = 8 * MB
+"""The largest rule-check document read (a file or standard input): 8 MB, hundreds of
+thousands of Ringer events. A longer one is refused in one line."""
+
 
 def read_document(file: str) -> Field:
     """The JSON document in ``file`` (``-``: standard input), ready to read field by field."""
@@ -234,10 +237,8 @@ def read_document(file: str) -> Field:
 
     label = "standard input" if file == "-" else file
     try:
-        if file == "-":
-            text = sys.stdin.buffer.read().decode("utf-8")
-        else:
-            text = Path(file).read_bytes().decode("utf-8")
+        data = read_limited(file, DOCUMENT_MOST, "JSON document", InputError, dash_is_stdin=True)
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise InputError(f"{label}: no such file") from None
     except IsADirectoryError:

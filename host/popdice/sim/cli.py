@@ -106,8 +106,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_places(args: argparse.Namespace) -> None:
-    """Refuses a --flash that is a file and a --png that cannot be written, before the
-    simulator starts."""
+    """Refuses a --flash that is a file, a --png that cannot be written and a
+    --micropython that is no MicroPython image, before the simulator starts."""
+    if args.micropython:
+        from ..deploy.base_image import load_base
+
+        load_base(args.micropython)
     if args.flash and Path(args.flash).exists() and not Path(args.flash).is_dir():
         raise SimulatorError(f"--flash {args.flash} is a file: give a folder")
     if args.png:

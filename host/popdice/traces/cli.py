@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from ..console.arguments import file_name
-from .files import read_labels, read_releases, read_trace
+from .files import read_presses, read_trace
 from .measured import check_settings
 from .runner import run_detector
 from .scoring import MATCH_AFTER_RELEASE_MS, MATCH_BEFORE_MS, PRESS_SPAN_MS, UNRELEASED_MS, score
@@ -73,8 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run_detect(args: argparse.Namespace) -> int:
     settings = read_config(args.config) if args.config else None
     t_ms, samples = read_trace(args.trace)
-    onsets = read_labels(args.labels) if args.labels else None
-    releases = read_releases(args.labels) if args.labels else None
+    onsets, releases = read_presses(args.labels) if args.labels else (None, None)
     found = run_detector(samples, settings)
     print(json.dumps(detect_report(t_ms, found.indices, onsets, releases, settings)))
     return 0

@@ -19,9 +19,10 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from ..errors import PopdiceError
+from ..files import MB, limited, open_limited, read_limited
 from .trace import Trace
 
 HEADER = ["t_ms", "x_g", "y_g", "z_g"]
@@ -31,22 +32,46 @@ class TraceError(PopdiceError):
     """A trace or labels file that cannot be read."""
 
 
+TRACE_MOST = 64 * MB
+"""The largest trace read, as CSV text (a compressed file counts as it unpacks, and is no
+larger packed): 64 MB, over an hour of the popper at its 400 samples a second."""
+LINE_MOST = 200
+"""The longest line of a trace: a sample line is some 30 characters."""
+LABELS_MOST = MB
+"""The largest labels file read: 1 MB, some hundred thousand presses."""
+
+
 @contextmanager
-def _open_text(path: Path, mode: Literal["r", "w"]) -> Iterator[TextIO]:
-    """``path`` as text, through gzip or xz if its name says so."""
+def _reading(path: Path) -> Iterator[BinaryIO]:
+    """The trace at ``path`` as bytes, unpacked through gzip or xz if its name says so,
+    raising TraceError once more than ``TRACE_MOST`` bytes come through."""
+    with open_limited(str(path), TRACE_MOST, "trace", TraceError) as raw:
+        if path.name.endswith(".gz"):
+            with gzip.GzipFile(fileobj=raw, mode="rb") as unpacked:
+                yield limited(unpacked, TRACE_MOST, str(path), "trace", TraceError)
+        elif path.name.endswith(".xz"):
+            with lzma.LZMAFile(raw, "rb") as unpacked:
+                yield limited(unpacked, TRACE_MOST, str(path), "trace", TraceError)
+        else:
+            yield raw
+
+
+@contextmanager
+def _writing(path: Path) -> Iterator[TextIO]:
+    """A new trace at ``path`` as text, through gzip or xz if its name says so."""
     if path.name.endswith(".gz"):
-        with gzip.GzipFile(path, mode + "b") as binary, _text(binary) as text:
+        with gzip.GzipFile(path, "wb") as binary, _text(binary) as text:
             yield text
     elif path.name.endswith(".xz"):
-        preset = 9 | lzma.PRESET_EXTREME if mode == "w" else None
-        with lzma.LZMAFile(path, mode, preset=preset) as binary, _text(binary) as text:
+        preset = 9 | lzma.PRESET_EXTREME
+        with lzma.LZMAFile(path, "w", preset=preset) as binary, _text(binary) as text:
             yield text
     else:
-        with open(path, mode, encoding="ascii", newline="") as text:
+        with open(path, "w", encoding="ascii", newline="") as text:
             yield text
 
 
-def _text(binary: gzip.GzipFile | lzma.LZMAFile) -> io.TextIOWrapper:
+def _text(binary: gzip.GzipFile | lzma.LZMAFile | BinaryIO) -> io.TextIOWrapper:
     return io.TextIOWrapper(binary, encoding="ascii", newline="")
 
 
@@ -58,8 +83,8 @@ def read_trace(
     t_ms: list[float] = []
     samples: list[tuple[float, float, float]] = []
     try:
-        with _open_text(path, "r") as stream:
-            for number, row in _rows(stream):
+        with _reading(path) as stream:
+            for number, row in _rows(path, stream):
                 if number == 1 and [cell.strip() for cell in row] == HEADER:
                     continue
                 t, x, y, z = _parse_row(path, number, row)
@@ -82,10 +107,22 @@ def read_trace(
     return t_ms, samples
 
 
-def _rows(stream: TextIO) -> Iterator[tuple[int, list[str]]]:
-    for number, row in enumerate(csv.reader(stream), start=1):
+def _rows(path: Path, stream: BinaryIO) -> Iterator[tuple[int, list[str]]]:
+    for number, row in enumerate(csv.reader(_lines(path, stream)), start=1):
         if row:
             yield number, row
+
+
+def _lines(path: Path, stream: BinaryIO) -> Iterator[str]:
+    """The lines of ``stream`` as text, each at most ``LINE_MOST`` characters."""
+    number = 0
+    while line := stream.readline(LINE_MOST + 1):
+        number += 1
+        if len(line) > LINE_MOST:
+            raise TraceError(
+                f"{path}:{number}: not a CSV trace (a line of over {LINE_MOST} characters)"
+            )
+        yield line.decode("ascii")
 
 
 def _parse_row(path: Path, number: int, row: list[str]) -> tuple[float, float, float, float]:
@@ -112,9 +149,19 @@ def read_labels(path: str | Path) -> list[float]:
 def read_releases(path: str | Path) -> list[float] | None:
     """Each press's release blow (ms) from a labels file, in the order of its onsets; None if
     the file gives none (no ``releases_ms``, or just a list of onsets)."""
+    return read_presses(path)[1]
+
+
+def read_presses(path: str | Path) -> tuple[list[float], list[float] | None]:
+    """The press onsets and releases (as ``read_labels`` and ``read_releases``) of a labels
+    file, read once: it may be a pipe."""
     path = Path(path)
     document = _read_json(path)
     onsets = _onsets(path, document)
+    return onsets, _releases(path, document, onsets)
+
+
+def _releases(path: Path, document: Any, onsets: list[float]) -> list[float] | None:
     if not isinstance(document, dict) or "releases_ms" not in document:
         return None
     releases = document["releases_ms"]
@@ -133,7 +180,7 @@ def read_releases(path: str | Path) -> list[float] | None:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_limited(str(path), LABELS_MOST, "labels file", TraceError))
     except OSError as error:
         raise TraceError(f"cannot read {path}: {error.strerror or error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -162,7 +209,7 @@ def _check_times(path: Path, values: list[Any], what: str) -> None:
 
 def write_trace(path: str | Path, trace: Trace) -> None:
     """Writes a trace as CSV with a header (compressed if the name ends in .gz or .xz)."""
-    with _open_text(Path(path), "w") as stream:
+    with _writing(Path(path)) as stream:
         stream.write(",".join(HEADER) + "\n")
         for t, (x, y, z) in zip(trace.t_ms, trace.samples_g, strict=True):
             stream.write(f"{t:.1f},{x:.3f},{y:.3f},{z:.3f}\n")

@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .files import TraceError, read_labels, read_releases, read_trace
+from ..files import MB, read_limited
+from .files import TraceError, read_presses, read_trace
 from .measured import Measured, check_settings, defaults, detections, firmware_settings
 from .runner import run_detector_mg
 from .scoring import PRESS_SPAN_MS, TARGET_LATENCY_MS, Score, score
@@ -190,15 +191,8 @@ def load_recordings(folder: str | Path) -> list[Recording]:
         if trace is None:
             raise TuneError(f"{labels} has no recording beside it ({stem}.csv)")
         t_ms, samples = read_trace(trace)
-        recordings.append(
-            Recording(
-                stem,
-                t_ms,
-                driver_mg(samples),
-                read_labels(labels),
-                releases_ms=read_releases(labels),
-            )
-        )
+        onsets, releases = read_presses(labels)
+        recordings.append(Recording(stem, t_ms, driver_mg(samples), onsets, releases_ms=releases))
     if not recordings:
         raise TuneError(f"no labelled recordings in {folder} (NAME.csv with NAME.labels.json)")
     return recordings
@@ -626,12 +620,19 @@ def document(result: TuneResult) -> dict[str, Any]:
     }
 
 
+DETECTOR_FILE_MOST = MB
+"""The largest detector settings file read (``--config``, ``--apply``): 1 MB; `popdice tune`
+writes one of about 1 KB."""
+
+
 def read_config(path: str | Path) -> dict[str, Any]:
     """The settings in a detector file (from ``popdice tune``, or a bare settings object),
     checked by the firmware's own rules; TraceError naming the file and the problem."""
     path = Path(path)
     try:
-        loaded: Any = json.loads(path.read_text(encoding="utf-8"))
+        loaded: Any = json.loads(
+            read_limited(str(path), DETECTOR_FILE_MOST, "detector settings file", TraceError)
+        )
     except OSError as error:
         raise TraceError(f"cannot read {path}: {error.strerror or error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
