@@ -7,10 +7,14 @@ memory limit, so that a reader gone endless again cannot eat the machine."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import gzip
 import io
 import os
 import resource
+import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -22,10 +26,10 @@ from pathlib import Path
 import pytest
 from test_cli_contract import argv_for, bad_files, base_arguments, leaf_commands, run_in_process
 
-from popdice.console.arguments import file_name, input_file
+from popdice.console.arguments import file_name, input_file, output_file
 from popdice.deploy.base_image import IMAGE_MOST
 from popdice.errors import SimulatorError
-from popdice.files import MB, size_text
+from popdice.files import MB, FileRefused, replacing, size_text, write_replacing
 from popdice.games.cli import DOCUMENT_MOST
 from popdice.games.data import DATA_FILE_MOST
 from popdice.sim.supervisor import SimulatedPico
@@ -254,3 +258,154 @@ def test_input_through_a_pipe_within_its_size_still_works(files, capsys) -> None
         [POPDICE, "check", "ringer", "-"], input=ringer, capture_output=True, timeout=30
     )
     assert (done.returncode, done.stderr) == (0, b"") and b'"results": []' in done.stdout
+
+
+# --- outputs --------------------------------------------------------------------------------
+
+
+def outputs() -> Iterator[tuple[tuple[str, ...], str]]:
+    """(the command's words, the argument's dest) for every argument naming a file to write."""
+    for words, parser in leaf_commands().items():
+        for action in parser._actions:
+            if action.type is output_file:
+                yield words, action.dest
+
+
+def odd_places(folder: Path) -> dict[str, Path]:
+    """A FIFO, a folder with a file in it, a socket, a link to the FIFO and, where this user
+    may make one, a device of /dev/null's kind, all in ``folder``: none of them a regular
+    file. Never a link to a real device: a writer gone wrong that follows links would
+    replace the device itself."""
+    places = {"fifo": folder / "fifo", "folder": folder / "folder", "socket": folder / "sock"}
+    os.mkfifo(places["fifo"])
+    places["folder"].mkdir()
+    (places["folder"] / "kept.txt").write_text("kept")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(places["socket"]))
+    server.close()
+    places["link to the fifo"] = folder / "fifo-link"
+    places["link to the fifo"].symlink_to("fifo")
+    try:
+        os.mknod(folder / "null", stat.S_IFCHR | 0o666, os.stat(os.devnull).st_rdev)
+        places["device"] = folder / "null"
+    except OSError:
+        pass  # only root may make a device; the other places still stand
+    return places
+
+
+def as_it_was(place: Path) -> tuple[object, ...]:
+    """What must not change at ``place``: what it is, what it holds or leads to."""
+    status = os.lstat(place)
+    kind = stat.S_IFMT(status.st_mode)
+    if stat.S_ISLNK(status.st_mode):
+        return kind, os.readlink(place), stat.S_IFMT(os.stat(place).st_mode)
+    if stat.S_ISDIR(status.st_mode):
+        return kind, sorted(os.listdir(place))
+    return kind, status.st_ino, status.st_rdev
+
+
+@pytest.fixture()
+def short_folder() -> Iterator[Path]:
+    """A folder whose name is short enough for a socket's path."""
+    with tempfile.TemporaryDirectory(prefix="io-") as name:
+        yield Path(name)
+
+
+@pytest.fixture()
+def places(short_folder: Path) -> Iterator[dict[str, Path]]:
+    """``odd_places``, with the FIFO read all along (so that a writer gone wrong cannot
+    hang the test), and nothing read from it by the end."""
+    made = odd_places(short_folder)
+    reader = os.open(made["fifo"], os.O_RDONLY | os.O_NONBLOCK)
+    got = bytearray()
+    done = threading.Event()
+
+    def drain() -> None:
+        while not done.wait(0.01):
+            with contextlib.suppress(BlockingIOError):
+                got.extend(os.read(reader, 1 << 16))
+
+    thread = threading.Thread(target=drain, daemon=True)
+    thread.start()
+    yield made
+    done.set()
+    thread.join()
+    os.close(reader)
+    assert got == b"", "something was written into the FIFO"
+
+
+def test_every_out_refuses_a_device_a_fifo_a_folder_and_a_socket(files, capsys, places) -> None:
+    before = {name: as_it_was(place) for name, place in places.items()}
+    failures = []
+    found = list(outputs())
+    assert {words for words, _ in found} >= {("wiring",), ("uf2",), ("tune",), ("record",)}
+    for words, dest in found:
+        for name, place in places.items():
+            argv = with_value(words, dest, str(place), files)
+            code, out, err = run_in_process(argv, capsys)
+            if not one_line(code, out, err) or str(place) not in err:
+                failures.append(f"{argv} ({name}): exit {code}, stderr {err[:300]!r}")
+    assert not failures, "\n".join(failures)
+    assert {name: as_it_was(place) for name, place in places.items()} == before
+
+
+def test_an_output_chosen_by_the_command_is_held_to_the_same(
+    files, capsys, short_folder, places, monkeypatch
+) -> None:
+    before = {name: as_it_was(place) for name, place in places.items()}
+    monkeypatch.chdir(short_folder)
+    for place in places.values():
+        default = short_folder / "popdice-popper.uf2"  # uf2 without --out
+        default.symlink_to(place)
+        code, out, err = run_in_process(["uf2", "--board", "popper"], capsys)
+        assert one_line(code, out, err) and "popdice-popper.uf2" in err, err
+        default.unlink()
+        labels = short_folder / "rec.labels.json"  # record's labels, beside its --out
+        labels.symlink_to(place)
+        argv = ["record", "--port", files["port"], "--seconds", "1", "--out", "rec.csv"]
+        code, out, err = run_in_process([*argv, "--prompt"], capsys)
+        assert one_line(code, out, err) and "rec.labels.json" in err, err
+        labels.unlink()
+    assert {name: as_it_was(place) for name, place in places.items()} == before
+    for place in places.values():
+        with pytest.raises(FileRefused, match=r"is a (device|FIFO|socket|folder)"):
+            write_replacing(place, "never written")
+    assert {name: as_it_was(place) for name, place in places.items()} == before
+
+
+def test_an_out_replaces_a_regular_file_whole_and_writes_through_a_link(capsys, tmp_path) -> None:
+    real = tmp_path / "real.svg"
+    real.write_text("old")
+    real.chmod(0o640)
+    link = tmp_path / "link.svg"
+    link.symlink_to(real.name)
+    code, _, err = run_in_process(["wiring", "--board", "popper", "--out", str(link)], capsys)
+    assert (code, err) == (0, "")
+    assert link.is_symlink() and os.readlink(link) == real.name
+    assert real.read_text().startswith("<svg") and stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.svg", "real.svg"]
+
+
+def test_a_write_that_fails_leaves_the_old_file(tmp_path) -> None:
+    old = tmp_path / "detector.json"
+    old.write_text("old")
+
+    class Broken(Exception):
+        pass
+
+    with pytest.raises(Broken), replacing(old) as stream:
+        stream.write(b"half")
+        raise Broken
+    assert old.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == [old.name]
+
+
+def test_argparse_types_are_what_the_fuzz_enumerates() -> None:
+    """The fuzz finds inputs and outputs by their argument types: a file argument must use
+    one of them, or it would be left out."""
+    for words, parser in leaf_commands().items():
+        for action in parser._actions:
+            takes_file = action.metavar and any(
+                word in str(action.metavar) for word in ("FILE", ".json", ".uf2", "TRACE")
+            )
+            if takes_file and not isinstance(action, argparse._SubParsersAction):
+                assert action.type in (file_name, input_file, output_file), (words, action.dest)

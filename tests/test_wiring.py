@@ -148,7 +148,7 @@ def test_the_command_prints_the_table_and_writes_the_diagram(tmp_path, capsys) -
     assert out.read_text(encoding="utf-8") == render(boards.load("handheld"))
     assert not list(tmp_path.glob(".*.tmp"))
     assert main(["wiring", "--board", "handheld", "--out", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.startswith(f"error: cannot write {tmp_path}: ")
+    assert f"{tmp_path} is a folder" in capsys.readouterr().err
 
 
 def simhw_constants() -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""Files the commands read, held to what they can be.
+"""Files the commands read and write, held to what they can be.
 
 Reading: every file or standard input a command reads has a stated largest size, a named
 constant beside its reader. ``read_limited`` reads at most that much and one byte more, so
@@ -9,6 +9,12 @@ that streams (a trace, line by line). A folder, a disk or a socket is not a file
 pipe (``<(...)``, ``-`` from another program) or a terminal is read like a file, within the
 size.
 
+Writing: ``write_replacing`` (or ``replacing``, for a writer that streams) writes a new file
+or replaces a regular one atomically: into a temporary file in the same folder, then moved
+over the old one, so a reader sees the old file or the new one, never half of one. A
+symbolic link to a regular file is written through, and stays a link. A folder, a device, a
+FIFO or a socket is refused and left as it was (``output_target`` says so before any
+work is done).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import BinaryIO
 
 from .errors import PopdiceError
@@ -32,7 +39,8 @@ Readable = BinaryIO | io.BufferedIOBase  # a file, standard input, a gzip or xz 
 
 
 class FileRefused(PopdiceError):
-    """A file a command will not read: too large, a folder, a device that is no file."""
+    """A file a command will not read (too large, a folder, a device that is no file) or a
+    path it will not write over (a folder, a device, a FIFO, a socket)."""
 
 
 def label(name: str) -> str:
@@ -104,7 +112,7 @@ def _check_readable(
     elif stat.S_ISDIR(mode):
         raise error(f"{name} is a folder, not a {kind}")
     elif stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
-        raise error(f"{name} is {'a socket' if stat.S_ISSOCK(mode) else 'a device'}, not a {kind}")
+        raise error(f"{name} is {_odd_kind(mode)}, not a {kind}")
     # A FIFO (a pipe, <(...)) or a character device (a terminal, /dev/null, /dev/zero) is
     # read as it comes, within the limit.
 
@@ -129,3 +137,76 @@ class _Limited(io.RawIOBase):
         self._left -= len(data)
         buffer[: len(data)] = data
         return len(data)
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def output_target(name: str | os.PathLike[str], error: ErrorFactory = FileRefused) -> Path:
+    """Where writing ``name`` will put the file: ``name`` itself, or the regular file a
+    symbolic link at ``name`` leads to. Raises ``error`` (message) if that is a folder, a
+    device, a FIFO or a socket, or its folder does not exist."""
+    path = Path(name)
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        if not target.parent.is_dir():
+            raise error(f"cannot write {name}: there is no folder {target.parent}") from None
+        return target
+    except OSError as bad:
+        raise error(f"cannot write {name}: {bad.strerror or bad}") from None
+    if stat.S_ISREG(mode):
+        return target
+    if stat.S_ISDIR(mode):
+        raise error(f"{name} is a folder: give the name of a file to write")
+    raise error(f"{name} is {_odd_kind(mode)}: only a new or a regular file is written")
+
+
+def _odd_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (a named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISBLK(mode) or stat.S_ISCHR(mode):
+        return "a device"
+    return "not a regular file"
+
+
+@contextlib.contextmanager
+def replacing(
+    name: str | os.PathLike[str], error: ErrorFactory = FileRefused
+) -> Iterator[BinaryIO]:
+    """A binary stream whose bytes become the file at ``name`` when the block ends without
+    an exception (see the module's docstring); nothing changes at ``name`` if it raises.
+    ``error`` (message) is raised for a path that is refused or cannot be written."""
+    target = output_target(name, error)
+    try:
+        old_mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        old_mode = None
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as bad:
+        raise error(f"cannot write {name}: {bad.strerror or bad}") from None
+    try:
+        with open(descriptor, "wb") as stream:
+            yield stream
+        if old_mode is not None:
+            os.chmod(temporary, old_mode)
+        os.replace(temporary, target)
+    except OSError as bad:
+        temporary.unlink(missing_ok=True)
+        raise error(f"cannot write {name}: {bad.strerror or bad}") from None
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def write_replacing(
+    name: str | os.PathLike[str], data: bytes | str, error: ErrorFactory = FileRefused
+) -> None:
+    """Writes ``data`` (text as UTF-8) as the file at ``name``; see ``replacing``."""
+    with replacing(name, error) as stream:
+        stream.write(data.encode("utf-8") if isinstance(data, str) else data)

@@ -8,6 +8,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
+from ..files import output_target
 from .messages import quoted
 
 _DIGITS_MAX = 30  # longer is out of every range here (and int() refuses 4,300 digits)
@@ -51,8 +52,11 @@ def file_name(text: str) -> str:
 
 
 def output_file(text: str) -> str:
-    """A type for a file to write."""
-    return _name(text, "file")
+    """A type for a file to write: a new file, or a regular one to replace (a folder, a
+    device, a FIFO or a socket is refused, and left as it is)."""
+    _name(text, "file")
+    output_target(text, argparse.ArgumentTypeError)
+    return text
 
 
 def folder_name(text: str) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..console.arguments import file_name, output_file
 from ..errors import PopdiceError
+from ..files import output_target, write_replacing
 from ..kinds import KINDS
 
 EPILOG = """\
@@ -59,16 +60,11 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out or f"popdice-{args.board}.uf2")
     if out.suffix.lower() != ".uf2":
         raise PopdiceError(f"{out} does not end in .uf2: the Pico's BOOTSEL drive ignores it")
+    output_target(out)
     base = load_base(args.micropython)
     segments = board_segments(args.board, base)
     image = write_uf2(segments)
-    temporary = out.with_name(f".{out.name}.tmp")
-    try:
-        temporary.write_bytes(image)
-        temporary.replace(out)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise PopdiceError(f"cannot write {out}: {error.strerror}") from None
+    write_replacing(out, image)
     filesystem = segments[-1]
     print(
         f"wrote {out}: {base.describe()} ({base.path.name}) and the {args.board} firmware "

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import signal
 import sys
 import threading
@@ -23,6 +22,7 @@ from typing import Any
 from ..console.arguments import file_name, folder_name, output_file
 from ..console.messages import one_line
 from ..errors import PopdiceError, SimulatorError
+from ..files import output_target, write_replacing
 from . import protocol, render
 from .control import SimControl
 from .supervisor import SimulatedPico
@@ -115,11 +115,7 @@ def _check_places(args: argparse.Namespace) -> None:
     if args.flash and Path(args.flash).exists() and not Path(args.flash).is_dir():
         raise SimulatorError(f"--flash {args.flash} is a file: give a folder")
     if args.png:
-        png = Path(args.png)
-        if png.is_dir():
-            raise SimulatorError(f"--png {png} is a folder: give a file name such as screen.png")
-        if not png.parent.is_dir():
-            raise SimulatorError(f"--png {png}: there is no folder {png.parent}")
+        output_target(args.png, SimulatorError)
 
 
 @contextlib.contextmanager
@@ -169,6 +165,4 @@ def _draw(sim: SimulatedPico, control: SimControl) -> None:
 
 
 def _save_png(path: Path, state: dict[str, Any]) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(render.display_png(state))
-    temporary.replace(path)
+    write_replacing(path, render.display_png(state), SimulatorError)

@@ -30,6 +30,7 @@ from pathlib import Path
 from ..deploy.unix_port import find_micropython
 from ..devices import sim_registry
 from ..errors import PopdiceError, SimulatorError
+from ..files import write_replacing
 from . import wiring
 from .board_core import BoardCore, SimPaths
 from .control import SimControl
@@ -237,7 +238,7 @@ class SimulatedPico:
         if target.exists():
             return
         image = board_flash(self.kind, load_base(self._base_image), sim_registry.runtime_dir())
-        target.write_bytes(image)
+        write_replacing(target, image)
 
     def _supervise(
         self, paths: SimPaths, micropython: str, started: concurrent.futures.Future[None]

@@ -15,6 +15,7 @@ from ..console.arguments import file_name, folder_name, serial_port
 from ..console.progress import ProgressBar
 from ..devices.connect import connect
 from ..devices.popper import Popper
+from ..files import write_replacing
 from .files import TraceError
 from .record_cli import record_to
 from .scoring import TARGET_FALSE_PER_HOUR, TARGET_RECALL
@@ -153,7 +154,7 @@ def calibrate(
         record_step(popper, step, keep / f"{step.name}.csv")
     recordings = load_recordings(keep)
     result = tune(recordings, where=str(keep), progress=ProgressBar("tuning"))
-    (keep / "detector.json").write_text(json.dumps(document(result), indent=2) + "\n")
+    write_replacing(keep / "detector.json", json.dumps(document(result), indent=2) + "\n")
     print(result.why)
     print("fitted, cross-validated: " + summary(result.cross_validated))
     in_use = popper.detector()

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from ..errors import PopdiceError
-from ..files import MB, limited, open_limited, read_limited
+from ..files import MB, limited, open_limited, read_limited, replacing, write_replacing
 from .trace import Trace
 
 HEADER = ["t_ms", "x_g", "y_g", "z_g"]
@@ -58,17 +58,19 @@ def _reading(path: Path) -> Iterator[BinaryIO]:
 
 @contextmanager
 def _writing(path: Path) -> Iterator[TextIO]:
-    """A new trace at ``path`` as text, through gzip or xz if its name says so."""
-    if path.name.endswith(".gz"):
-        with gzip.GzipFile(path, "wb") as binary, _text(binary) as text:
-            yield text
-    elif path.name.endswith(".xz"):
-        preset = 9 | lzma.PRESET_EXTREME
-        with lzma.LZMAFile(path, "w", preset=preset) as binary, _text(binary) as text:
-            yield text
-    else:
-        with open(path, "w", encoding="ascii", newline="") as text:
-            yield text
+    """A new trace at ``path`` as text, through gzip or xz if its name says so, in place of
+    the old one only once it is all written."""
+    with replacing(path, TraceError) as raw:
+        if path.name.endswith(".gz"):
+            with gzip.GzipFile(fileobj=raw, mode="wb") as binary, _text(binary) as text:
+                yield text
+        elif path.name.endswith(".xz"):
+            preset = 9 | lzma.PRESET_EXTREME
+            with lzma.LZMAFile(raw, "w", preset=preset) as binary, _text(binary) as text:
+                yield text
+        else:
+            with _text(raw) as text:
+                yield text
 
 
 def _text(binary: gzip.GzipFile | lzma.LZMAFile | BinaryIO) -> io.TextIOWrapper:
@@ -222,4 +224,4 @@ def write_labels(path: str | Path, trace: Trace) -> None:
     if trace.releases_ms:
         document["releases_ms"] = trace.releases_ms
     document |= {"kind": trace.kind, "seed": trace.seed}
-    Path(path).write_text(json.dumps(document) + "\n", encoding="utf-8")
+    write_replacing(path, json.dumps(document) + "\n", TraceError)

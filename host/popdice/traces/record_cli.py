@@ -14,6 +14,7 @@ from ..console.messages import quoted
 from ..console.progress import ProgressBar
 from ..devices.connect import connect
 from ..devices.popper import Popper
+from ..files import output_target, write_replacing
 from .files import TraceError, write_trace
 from .record import (
     KEY_WINDOW_S,
@@ -104,8 +105,8 @@ def run_record(args: argparse.Namespace) -> int:
     from ..devices.discovery import pick_port
 
     out = Path(args.out)
-    if not out.parent.is_dir():
-        raise TraceError(f"cannot write {out}: no folder {out.parent}")
+    output_target(out, TraceError)
+    output_target(labels_path(out), TraceError)
     if not args.prompt and not sys.stdin.isatty():
         raise TraceError("marking presses with keys needs a terminal; use --prompt")
     port = pick_port(args.port, "popper")
@@ -155,16 +156,9 @@ def record_to(
     onsets, unplaced = place_presses(recording)
     trace = recording.trace(onsets)
     labels = labels_path(out)
-    try:
-        write_trace(out, trace)
-        document = {
-            "presses_ms": onsets,
-            "kind": "recorded",
-            "marked": "prompt" if prompt else "keys",
-        }
-        labels.write_text(json.dumps(document) + "\n", encoding="utf-8")
-    except OSError as error:
-        raise TraceError(f"cannot write {out}: {error.strerror or error}") from None
+    write_trace(out, trace)
+    document = {"presses_ms": onsets, "kind": "recorded", "marked": "prompt" if prompt else "keys"}
+    write_replacing(labels, json.dumps(document) + "\n", TraceError)
     print(
         f"{len(trace.t_ms)} samples ({trace.seconds:.1f} s, {recording.gaps} gaps) to {out}; "
         f"{len(onsets)} presses labelled in {labels}"

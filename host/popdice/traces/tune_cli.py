@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..console.arguments import folder_name, output_file, whole_number
 from ..console.progress import ProgressBar
+from ..files import output_target, write_replacing
 from .files import TraceError
 from .scoring import TARGET_FALSE_PER_HOUR, TARGET_LATENCY_MS, TARGET_RECALL, Score
 from .tune import (
@@ -96,16 +97,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_tune(args: argparse.Namespace) -> int:
     out = Path(args.out)
-    if out.is_dir():
-        raise TraceError(f"--out {out} is a folder; give a file name such as detector.json")
+    output_target(out, TraceError)
     recordings = load_recordings(args.folder)
     result = tune(
         recordings, args.folds, str(args.folder), ProgressBar("tuning"), args.jobs, args.pop_on
     )
-    try:
-        out.write_text(json.dumps(document(result), indent=2) + "\n", encoding="utf-8")
-    except OSError as error:
-        raise TraceError(f"cannot write {out}: {error.strerror or error}") from None
+    write_replacing(out, json.dumps(document(result), indent=2) + "\n", TraceError)
     print(
         f"fitted on {len(recordings)} recordings, {result.presses} presses, "
         f"{result.seconds / 60:.1f} min"

@@ -6,10 +6,9 @@ Errors are one line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..console.arguments import output_file
-from ..errors import PopdiceError
+from ..files import write_replacing
 from ..kinds import KINDS
 from . import board as boards
 from .svg import render
@@ -51,15 +50,8 @@ def run(args: argparse.Namespace) -> int:
         rows = [COLUMNS, *boards.table(board)]
         print(markdown(rows) if args.markdown else aligned(rows))
         return 0
-    out = Path(args.out)
-    temporary = out.with_name(f".{out.name}.tmp")
-    try:
-        temporary.write_text(render(board), encoding="utf-8")
-        temporary.replace(out)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise PopdiceError(f"cannot write {out}: {error.strerror or error}") from None
-    print(f"wrote {out}: the {args.board}'s wiring, from {board.source}")
+    write_replacing(args.out, render(board))
+    print(f"wrote {args.out}: the {args.board}'s wiring, from {board.source}")
     return 0
 
 
