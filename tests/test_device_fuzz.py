@@ -24,6 +24,7 @@ import pytest
 
 import popdice
 from popdice.devices.client import DeviceClient
+from popdice.devices.handheld import Handheld
 from popdice.hil import DeviceUnderTest
 from popdice_fw import codec
 
@@ -184,8 +185,8 @@ def warm_up(client: DeviceClient) -> None:
             client.link.call("pop")
         client.link.call("stream", {"on": True, "seconds": 1})
     else:
-        client.link.call("roll")
-        client.link.call("reveal")
+        rolled = client.link.call("roll")
+        client.link.call("reveal", {"roll_id": rolled["roll_id"]})
     client.link.call("burst", {"n": 3, "pad": 400})
     drain(client)
 
@@ -257,7 +258,8 @@ def soak_calls(client: DeviceClient, rng: random.Random) -> Callable[[], Any]:
         return lambda: reroll_after_a_pop(client)
     if choice < 0.85:
         return lambda: client.link.call("roll")
-    return lambda: client.link.call("reveal")
+    assert isinstance(client, Handheld)
+    return client.reveal  # it names the current roll, as the command needs
 
 
 def test_a_long_session_with_both_boards_keeps_the_heap_and_runs_every_command_once(

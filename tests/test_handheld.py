@@ -24,6 +24,7 @@ from popdice.devices.handheld import (
     HandheldStatus,
     MalformedRoll,
     NoSecretRoll,
+    OtherLink,
     Reveal,
     RevealEvent,
     SecretRoll,
@@ -260,13 +261,36 @@ def test_a_second_roll_before_the_reveal_reaches_the_host_as_such(handheld):
 
 
 @pytest.mark.rp2040_tier
-def test_a_fresh_client_learns_the_commitment_before_asking_for_the_reveal(handheld_dut):
+def test_only_the_link_session_that_made_a_roll_may_reveal_it(handheld_dut):
+    """A client's hello starts a new link session: a roll made in an earlier one (another
+    program's, or this host's before it connected again) is not revealed by command; the
+    fresh client still learns its commitment, so the holder's REVEAL can be checked."""
     first = as_handheld(handheld_dut.client)
     roll = first.roll()
     handheld_dut.release()
     late = as_handheld(handheld_dut.connect())
+    with pytest.raises(OtherLink, match=f"roll {roll.roll_id} was made in another link session"):
+        late.reveal()
+    assert roll.roll_id in late.commitments and not late.status().revealed
+    mine = late.roll()
     reveal = late.reveal()
-    assert late.commitments.verified[roll.roll_id] == reveal
+    assert reveal.roll_id == mine.roll_id and late.commitments.verified[mine.roll_id] == reveal
+
+
+@pytest.mark.rp2040_tier
+def test_the_reveal_command_names_the_roll_and_takes_nothing_else(handheld):
+    client = as_handheld(handheld)
+    roll = client.roll()
+    for args in (
+        {},
+        {"roll_id": None},
+        {"roll_id": None, "x": 1},
+        {"roll_id": roll.roll_id, "x": 1},
+    ):
+        with pytest.raises(BadArguments, match="bad_args"):
+            client.link.call("reveal", args)
+    assert not client.status().revealed
+    assert client.reveal(roll.roll_id).roll_id == roll.roll_id
 
 
 @pytest.mark.rp2040_tier

@@ -2,8 +2,9 @@
 
 ROLL makes a secret roll (one colour die, one number die) and sends only its commitment;
 PEEK held shows the dice to the holder; REVEAL held (a long press) shows them large to the
-table and sends the reveal; the host can ask for the reveal too. Protocol, screens and
-timeouts: docs/handheld.md. Tasks: the buttons (``Device``), the screen, the battery.
+table and sends the reveal; the host can ask for the reveal too, naming the roll, but only
+in the link session the roll was made in. Protocol, screens and timeouts:
+docs/handheld.md. Tasks: the buttons (``Device``), the screen, the battery.
 """
 
 import asyncio
@@ -23,6 +24,7 @@ from popdice_fw.ssd1306 import Ssd1306
 
 NO_ROLL = "no_roll"
 STALE_ROLL = "stale_roll"
+OTHER_LINK = "other_link"
 
 _BATTERY_POLL_MS = const(500)
 _PEEK_MS_MAX = const(60_000)
@@ -80,8 +82,9 @@ class Handheld(Device):
     # -- what the dice do ----------------------------------------------------------
 
     def roll(self):
-        """A new secret roll: only its commitment leaves the device."""
-        roll = self.roller.roll()
+        """A new secret roll, held by the current link session: only its commitment leaves
+        the device."""
+        roll = self.roller.roll(self.link.host_session)
         public = roll.public()
         self.link.emit("secret_roll", public)
         self.view.show_hint("ROLLED", ticks_ms())
@@ -133,15 +136,22 @@ class Handheld(Device):
         return self.roll()
 
     def cmd_reveal(self, args):
+        """The current roll, to the link session that holds it (the one it was made in),
+        which names it: ``{"roll_id": ...}`` and nothing else."""
         roll_id = args.get("roll_id")
-        if roll_id is not None and not isinstance(roll_id, str):
-            raise CommandError(BAD_ARGS, "roll_id must be a string")
+        if not isinstance(roll_id, str) or len(args) != 1:
+            raise CommandError(BAD_ARGS, 'reveal takes {"roll_id": the id of the roll to show}')
         current = self.roller.current
         if current is None:
             raise CommandError(NO_ROLL, "no secret roll to reveal: ROLL first")
-        if roll_id is not None and roll_id != current.roll_id:
+        if roll_id != current.roll_id:
             raise CommandError(
                 STALE_ROLL, "roll %s is not the current roll (%s)" % (roll_id, current.roll_id)
+            )
+        if current.holder != self.link.host_session:
+            raise CommandError(
+                OTHER_LINK,
+                "roll %s was made in another link session: hold REVEAL on the handheld" % roll_id,
             )
         return self.reveal("host")
 

@@ -5,6 +5,9 @@
   last one acknowledged. It is also sent unasked at boot, so a host sees a reboot. A hello
   with ``renumber`` starts the command numbering again (a host whose commands the device
   ignored because another program had numbered past them).
+- A host's hello starts a new link session (``host_session`` counts them; 0 until the first):
+  what a board does for a host belongs to the link session it was asked in (the handheld
+  reveals a roll by command only to the link session it was made in).
 - Commands carry the session id and a sequence number. A new number runs the command and
   its reply is kept; the same number again gets the kept reply without running twice; an
   older number is not run and gets ``stale_seq`` (another program numbered past it). A

@@ -2,8 +2,10 @@
 
 Until ``reveal`` the values stay here: ``public()`` is what may cross the link before it.
 ``wipe`` forgets an unrevealed roll for good (before the REPL is handed over).
-Roll ids are ``<link session>-<count>``, unique across boots without any storage. A roll
-made while the last one is unrevealed replaces it, and says so (``replaces``).
+Roll ids are ``<boot session>-<count>``, unique across boots without any storage. A roll
+made while the last one is unrevealed replaces it, and says so (``replaces``). A roll
+remembers the host's link session it was made in (``holder``): only that one may have it
+revealed by command.
 """
 
 import os
@@ -14,7 +16,7 @@ from popdice_fw.dice import Dice
 
 
 class SecretRoll:
-    def __init__(self, roll_id, colour, number, nonce, commitment_, replaces):
+    def __init__(self, roll_id, colour, number, nonce, commitment_, replaces, holder=0):
         self.roll_id = roll_id
         self.colour = colour
         self.number = number
@@ -22,6 +24,7 @@ class SecretRoll:
         self.commitment = commitment_
         self.replaces = replaces
         self.revealed = False
+        self.holder = holder  # the host's link session the roll was made in
 
     def public(self):
         """What the host may know before the reveal."""
@@ -53,8 +56,9 @@ class Roller:
         self.count = 0
         self.current = None
 
-    def roll(self):
-        """A new secret roll, which becomes the current one."""
+    def roll(self, holder=0):
+        """A new secret roll, which becomes the current one, held by the host's link
+        session ``holder``."""
         before = self.current
         replaces = before.roll_id if before is not None and not before.revealed else None
         self.count += 1
@@ -72,6 +76,7 @@ class Roller:
             nonce,
             commitment(self.device_id, roll_id, nonce, colour, number),
             replaces,
+            holder,
         )
         return self.current
 

@@ -12,7 +12,7 @@ import framebuf
 from fakeport import FakePort
 from machine import ADC, I2C, Pin
 
-from popdice_fw import commit, screens
+from popdice_fw import PROTOCOL, commit, screens
 from popdice_fw.handheld import Handheld
 
 ROLL, PEEK, REVEAL = 14, 15, 13
@@ -86,6 +86,17 @@ class Rig:
         self.app.link.supervisor.cancel_all()
         for pin in (ROLL, PEEK, REVEAL):
             _simhw.drive(pin, None)
+
+    async def hello(self, nonce):
+        """A host's hello: a new link session."""
+        self.port.send({"t": "hello", "nonce": nonce, "proto": PROTOCOL})
+        await self.port.wait_frame(lambda f: f["t"] == "hello" and f["nonce"] == nonce)
+        self.ack()
+
+    def ack(self):
+        """Acknowledges every event so far: after a hello the device resends the others
+        every 250 ms, and the port keeps every frame."""
+        self.port.send({"t": "ack", "d": self.app.link.session, "e": self.app.link._event_seq})
 
     async def call(self, name, **args):
         self.seq += 1
@@ -229,21 +240,54 @@ async def test_low_battery_warns_on_screen_and_to_the_host():
 async def test_reveal_command_refusals():
     rig = Rig()
     try:
-        refused = await rig.call("reveal")
+        refused = await rig.call("reveal", roll_id="x")
         assert refused["t"] == "err" and refused["code"] == "no_roll"
         first = (await rig.call("roll"))["v"]
         second = (await rig.call("roll"))["v"]
         assert second["replaces"] == first["roll_id"]
         stale = await rig.call("reveal", roll_id=first["roll_id"])
         assert stale["t"] == "err" and stale["code"] == "stale_roll"
-        bad = await rig.call("reveal", roll_id=7)
+        current = second["roll_id"]
+        for args in ({}, {"roll_id": None}, {"roll_id": 7}, {"roll_id": current, "x": 1}):
+            bad = await rig.call("reveal", **args)
+            assert bad["t"] == "err" and bad["code"] == "bad_args", (args, bad)
+        bad = await rig.call("reveal", roll_id=None, x=1)  # the one a second host sent
         assert bad["t"] == "err" and bad["code"] == "bad_args"
-        shown = await rig.call("reveal", roll_id=second["roll_id"])
+        assert not rig.app.roller.current.revealed
+        shown = await rig.call("reveal", roll_id=current)
         assert shown["v"] == rig.app.roller.current.opened()
-        again = await rig.call("reveal")
+        again = await rig.call("reveal", roll_id=current)
         assert again["v"] == shown["v"]
         reveals = rig.port.matching(lambda f: f["t"] == "evt" and f["k"] == "reveal")
         assert len(reveals) == 1 and reveals[0]["v"]["by"] == "host"
+    finally:
+        await rig.stop()
+
+
+async def test_only_the_link_session_a_roll_was_made_in_may_reveal_it():
+    """A host's hello starts a new link session: a roll made before it (by another host, or
+    before this one's hello) is refused to the reveal command, and only REVEAL shows it."""
+    rig = Rig()
+    try:
+        await rig.hello("table")
+        held = (await rig.call("roll"))["v"]
+        rig.ack()
+        await rig.hello("intruder")  # a second program on the port says hello
+        refused = await rig.call("reveal", roll_id=held["roll_id"])
+        assert refused["t"] == "err" and refused["code"] == "other_link", refused
+        assert not rig.app.roller.current.revealed
+        assert not rig.port.matching(lambda f: f["t"] == "evt" and f["k"] == "reveal")
+        assert (await rig.call("echo", still="here"))["v"] == {"still": "here"}
+
+        _simhw.drive(REVEAL, 0)  # the holder's long press reveals it whatever the host
+        revealed = await rig.event("reveal")
+        _simhw.drive(REVEAL, None)
+        assert revealed["v"]["roll_id"] == held["roll_id"] and revealed["v"]["by"] == "button"
+        rig.ack()
+
+        mine = (await rig.call("roll"))["v"]  # made in this link session: revealed to it
+        shown = await rig.call("reveal", roll_id=mine["roll_id"])
+        assert shown["t"] == "res" and shown["v"]["roll_id"] == mine["roll_id"]
     finally:
         await rig.stop()
 
@@ -254,7 +298,7 @@ async def test_without_a_panel_the_dice_still_roll_and_reveal():
         status = (await rig.call("status"))["v"]
         assert status["display"] == {"present": False, "on": False, "address": None, "errors": 1}
         rolled = (await rig.call("roll"))["v"]
-        shown = (await rig.call("reveal"))["v"]
+        shown = (await rig.call("reveal", roll_id=rolled["roll_id"]))["v"]
         assert shown["roll_id"] == rolled["roll_id"]
     finally:
         await rig.stop()
@@ -266,7 +310,7 @@ async def test_a_panel_strapped_to_0x3d_is_found_shows_the_dice_and_is_reported(
         status = (await rig.call("status"))["v"]
         assert status["display"] == {"present": True, "on": True, "address": 0x3D, "errors": 0}
         rolled = (await rig.call("roll"))["v"]
-        shown = (await rig.call("reveal"))["v"]
+        shown = (await rig.call("reveal", roll_id=rolled["roll_id"]))["v"]
         assert shown["roll_id"] == rolled["roll_id"]
         picture = expected(screens.reveal, shown["colour"], shown["number"])
         await rig.panel.wait(shows(picture))

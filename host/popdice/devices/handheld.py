@@ -50,7 +50,16 @@ class StaleRoll(DeviceError):
     """The roll named is not the handheld's current one (it was rolled again)."""
 
 
-_DEVICE_ERRORS: dict[str, type[DeviceError]] = {"no_roll": NoSecretRoll, "stale_roll": StaleRoll}
+class OtherLink(DeviceError):
+    """The roll was made in another link session (before this host's hello, or for another
+    host): the handheld reveals it by command to that session only; REVEAL still shows it."""
+
+
+_DEVICE_ERRORS: dict[str, type[DeviceError]] = {
+    "no_roll": NoSecretRoll,
+    "stale_roll": StaleRoll,
+    "other_link": OtherLink,
+}
 
 
 @dataclass(frozen=True)
@@ -235,8 +244,10 @@ class Handheld(DeviceClient):
         return roll
 
     def reveal(self, roll_id: str | None = None) -> Reveal:
-        """Asks the handheld to show its dice to the table, and checks them. With ``roll_id``
-        the handheld refuses (``StaleRoll``) if that is no longer its current roll."""
+        """Asks the handheld to show its dice to the table, and checks them. The command
+        names the roll: ``roll_id``, or (None) the current one, read from ``status``. The
+        handheld refuses a roll that is no longer its current one (``StaleRoll``) and one
+        made in another link session (``OtherLink``: before this client's hello)."""
         if roll_id is None or roll_id not in self.commitments:
             current = self.status().roll
             if current is None:

@@ -1,7 +1,7 @@
 """Finding a device again by its id when it comes back, on whatever port it comes back on.
 
 A board unplugged and plugged in again may get another serial port (``/dev/ttyACM1`` for
-``/dev/ttyACM0``), and it reboots, so its link session is new. ``DeviceWatch`` follows one
+``/dev/ttyACM0``), and it reboots, so its session is new. ``DeviceWatch`` follows one
 device's events on a thread of the caller's and, when the link goes, looks for the same
 device id on every port (the last one first) until it answers again.
 """
