@@ -142,6 +142,49 @@ def test_a_port_another_program_holds_is_busy_naming_the_program(
         os.close(device)
 
 
+TABLE_LIKE = """
+import sys
+from popdice.devices.connect import connect_when_ready
+from popdice.sim import SimulatedPico
+with SimulatedPico("handheld") as sim, connect_when_ready(sim.port) as client:
+    print(sim.port, flush=True)  # as popdice table --sim: its own simulator, and its client
+    sys.stdin.readline()
+    print(client.status().board, flush=True)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="only Linux tells who holds a port")
+def test_a_second_popdice_is_refused_a_port_a_table_holds_naming_the_table() -> None:
+    """``popdice table --sim`` both serves its simulated boards and uses them: a second
+    ``popdice`` on one of their ports is refused in one line naming the table's process,
+    which is not counted out as a mere simulator, and the table's link goes on."""
+    table = subprocess.Popen(
+        [sys.executable, "-c", TABLE_LIKE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert table.stdin is not None and table.stdout is not None
+        port = table.stdout.readline().strip()
+        assert port, "the table-like process did not start its handheld"
+        held = f"{port} is busy: held by {Path(sys.executable).name[:15]} (pid {table.pid})"
+        popdice_cli = str(Path(sys.executable).with_name("popdice"))
+        second = subprocess.run(
+            [popdice_cli, "status", "--port", port], capture_output=True, text=True, timeout=60
+        )
+        assert (second.returncode, second.stdout, second.stderr) == (2, "", f"error: {held}\n")
+        with pytest.raises(popdice.PortBusy, match=re.escape(held)):
+            popdice.connect(port)
+        table.stdin.write("go on\n")
+        table.stdin.flush()
+        assert table.stdout.readline() == "handheld\n"  # the table's own link is untouched
+    finally:
+        if table.stdin is not None:
+            table.stdin.close()
+        table.wait(60)
+
+
 def test_each_checkout_keeps_its_simulators_to_its_own_folder(sim_folder, monkeypatch):
     device = ScriptedDevice()
     try:
