@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from popdice.devices.handheld import (
+    OtherLink,
     Reveal,
     RevealEvent,
     SecretRoll,
@@ -130,6 +131,7 @@ class FakeHandheld:
         self.current: Reveal | None = None
         self.revealed = False
         self.lie: tuple[str, int] | None = None
+        self.other_link = False  # the reveal command refused: another link session's roll
         self.events: queue.Queue[Notice] = queue.Queue()
         self.event_seq = 0
         self.unplugged = False
@@ -170,6 +172,10 @@ class FakeHandheld:
             raise StaleRoll("no_roll", "no secret roll to reveal: ROLL first")
         if roll_id is not None and roll_id != current.roll_id:
             raise StaleRoll("stale_roll", f"roll {roll_id} is not the current roll")
+        if by == "host" and self.other_link:
+            raise OtherLink(
+                "other_link", f"roll {current.roll_id} was made in another link session"
+            )
         shown = Reveal(current.roll_id, current.nonce, current.colour, current.number, by)
         if self.lie is not None:
             shown = Reveal(current.roll_id, current.nonce, *self.lie, by=by)

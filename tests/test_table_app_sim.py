@@ -101,12 +101,24 @@ def test_keys_push_the_simulated_handheld_buttons_in_lowdown(journal: Journal) -
                     pilot, lambda: lines_with(session, "rolled the hidden dice") == 1, UI_TIMEOUT_S
                 )
                 assert not any("the hidden dice:" in line for line in session.log)
-                await pilot.press("f4")  # the holder's REVEAL: the active player must use them
+                await pilot.press("f4")  # the holder's REVEAL, which Ann did not ask for
+                await wait_until(pilot, lambda: lines_with(session, "void") == 1, UI_TIMEOUT_S)
+                assert "were shown without Ann choosing them" in session.log[-1]
+                assert session.log[-1].endswith("Bob, press ROLL for a new pair")
+                reveals = [e for e in journal.entries(session.game_id) if e.kind == "reveal"]
+                assert [(e.data["by"], e.data["asked"]) for e in reveals] == [("button", False)]
+                assert session.referee.status() == "pass the handheld to Bob, press ROLL"
+
+                await pilot.press("f3")  # Bob rolls a new pair
                 await wait_until(
-                    pilot, lambda: lines_with(session, "the hidden dice") >= 2, UI_TIMEOUT_S
+                    pilot, lambda: lines_with(session, "rolled the hidden dice") == 2, UI_TIMEOUT_S
+                )
+                await command(pilot, "reveal")  # Ann chooses it: the table asks the handheld
+                await wait_until(
+                    pilot, lambda: lines_with(session, "Ann must use them") == 1, UI_TIMEOUT_S
                 )
                 reveals = [e for e in journal.entries(session.game_id) if e.kind == "reveal"]
-                assert len(reveals) == 1 and reveals[0].data["by"] == "button"
+                assert [(e.data["by"], e.data["asked"]) for e in reveals][1:] == [("host", True)]
 
         asyncio.run(play())
         assert app.watches and all(watch.stopped for watch in app.watches.values())

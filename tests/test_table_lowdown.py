@@ -158,18 +158,82 @@ def test_reveal_means_the_active_player_must_use_the_hidden_dice(journal: Journa
     assert table(session).state.shared_numbers == [1, 2]  # the open four go to the others
 
 
-def test_the_holders_reveal_button_counts_as_the_active_players_reveal(
-    journal: Journal,
-) -> None:
-    handheld = FakeHandheld([("purple", 6)])
+def test_a_reveal_the_active_player_did_not_ask_for_voids_the_pair(journal: Journal) -> None:
+    """The holder's REVEAL before Ann chose: the pair binds nobody, it is void (journaled so,
+    and so on resume), and Bob rolls a new one, which is the one Ann's choice reveals."""
+    handheld = FakeHandheld([("purple", 6), ("green", 5)])
     session = start(journal, FakePopper([1, 2], colours=["red", "orange"]), handheld)
     session.press_dome()
     session.roll_hidden()
     handheld.press_reveal()
     outcomes = [session.take_handheld_notice(n) for n in drain(handheld)]
-    assert [o.text for o in outcomes if o is not None][-1].endswith("Ann must use them")
+    assert [o.text for o in outcomes if o is not None][-1] == (
+        "the hidden dice were shown without Ann choosing them (purple 6): they are void; "
+        "Bob, press ROLL for a new pair"
+    )
+    referee = table(session)
+    assert not referee.state.revealed and referee.hidden is None and referee.commitment is None
+    assert referee.status() == "pass the handheld to Bob, press ROLL"
+    (shown,) = [e for e in journal.entries(session.game_id) if e.kind == "reveal"]
+    assert (shown.data["by"], shown.data["asked"]) == ("button", False)
+    assert play(session, "write ann 1 red ro 1 1").code == "awaiting_secret"
+
+    resumed = TableSession.resume(journal, FakePopper(), handheld=None)
+    assert snapshot(table(resumed)) == snapshot(referee)
+
+    assert session.roll_hidden() is not None
+    assert session.log[-1] == "Bob rolled the hidden dice (roll 0000d1ce-2)"
+    assert play(session, "write ann 1 red ro 1 1").accepted
+    assert session.log[-1].startswith("the hidden dice: green 5; Ann writes 1 (red) in ro 1,1")
+    assert referee.state.shared_numbers == [2, 5] and "purple" not in referee.state.shared_colors
+
+
+def test_the_holders_reveal_after_the_active_player_asked_binds_them(journal: Journal) -> None:
+    """Ann typed reveal, and the handheld refused the command (another link session's roll,
+    as after a resume): the holder's REVEAL is then Ann's reveal, and she must use it."""
+    handheld = FakeHandheld([("purple", 6)])
+    session = start(journal, FakePopper([1, 2], colours=["red", "orange"]), handheld)
+    session.press_dome()
+    session.roll_hidden()
+    handheld.other_link = True
+    assert play(session, "reveal").accepted
+    assert session.log[-1].endswith("(other_link)")
+    assert table(session).status() == "Bob: hold REVEAL to show the hidden dice"
+    handheld.press_reveal()
+    outcomes = [session.take_handheld_notice(n) for n in drain(handheld)]
+    assert [o.text for o in outcomes if o is not None][-1] == (
+        "the hidden dice: purple 6: Ann must use them"
+    )
+    (shown,) = [e for e in journal.entries(session.game_id) if e.kind == "reveal"]
+    assert (shown.data["by"], shown.data["asked"]) == ("button", True)
     assert table(session).state.revealed
-    assert session.roll_hidden() is not None and session.log[-1].endswith("(no_secret_wanted)")
+
+
+def test_a_reveal_journaled_before_the_rule_replays_as_it_was_played(journal: Journal) -> None:
+    """Journals from before ``asked``: an unasked reveal bound the active player then, and a
+    resume rebuilds that game as it was, not voided."""
+    handheld = FakeHandheld([("purple", 6)])
+    session = start(journal, FakePopper([1, 2], colours=["red", "orange"]), handheld)
+    session.press_dome()
+    session.roll_hidden()
+    assert handheld.current is not None
+    opened = handheld.current
+    journal.append(
+        session.game_id,
+        "reveal",
+        {
+            "roll_id": opened.roll_id,
+            "colour": opened.colour,
+            "number": opened.number,
+            "nonce": opened.nonce,
+            "by": "button",
+            "key": f"reveal:0000d1ce:{opened.roll_id}",
+            "text": "the hidden dice: purple 6: Ann must use them",
+        },
+    )
+    resumed = TableSession.resume(journal, FakePopper(), handheld=None)
+    assert table(resumed).state.revealed and table(resumed).hidden == ("purple", 6)
+    assert play(resumed, "write ann 6 purple pb 1 1").accepted
 
 
 def drain(device: FakeHandheld | FakePopper) -> list[Any]:

@@ -22,8 +22,13 @@ chose" when it came after the active player's choice): the old roll is gone from
 handheld, so refusing the new one would leave the turn stuck, and the log lets the players
 object. Once the pair is revealed, or the turn no longer needs it, a roll is refused.
 
-The holder's REVEAL button before the active player has chosen counts as the active player's
-``reveal``: the hidden dice have been seen, so they must be used (docs/rules.md §3.2).
+Only the active player chooses to see the hidden pair (docs/rules.md §3.2). A reveal the
+game did not ask for (the holder's REVEAL before the active player has chosen; the session
+journals it with ``asked: false``) binds nobody: the table says the pair was shown without
+being chosen, voids it (its commitment is let go) and waits for the holder to ROLL a new
+one. A reveal the game asked for (the active player's ``reveal`` or a move that shares the
+pair) is the choice, by command or by the holder's button. A journaled reveal without
+``asked`` (written before this rule) replays as it was played then: as the active player's.
 
 At the end of every write or crossing, a player with nothing left to do but ``done`` is done.
 """
@@ -169,11 +174,15 @@ class LowdownTable(Referee):
         return self.commitment["roll_id"]
 
     def reveal(self, dice: dict[str, Any]) -> str:
-        """The hidden pair, checked against its commitment; then the pending move (or, with
-        none, the active player's reveal: the pair has been seen) is played."""
+        """The hidden pair, checked against its commitment; then the pending move (or the
+        active player's ``reveal``) is played. One the game did not ask for (``asked``:
+        false) voids the pair instead, while the active player has yet to choose."""
         self.require_playing()
         roll_id, nonce, colour = (_text(dice, key) for key in ("roll_id", "nonce", "colour"))
         number = dice.get("number")
+        asked = dice.get("asked", True)  # journals from before the rule: as it was played
+        if not isinstance(asked, bool):
+            raise Refused("bad_reveal", f"roll {roll_id}: asked must be true or false")
         promised = self.commitment
         if promised is None:
             raise Refused("no_secret_roll", "this turn has no hidden roll to reveal")
@@ -198,13 +207,22 @@ class LowdownTable(Referee):
                 f"the reveal of roll {roll_id} ({colour} {number}) does not match its "
                 "commitment: these are not the dice that were rolled",
             )
+        active = self.state.active
+        if not asked and self.state.step is Step.CHOOSE:
+            if self.pending is not None:
+                raise Refused("bad_reveal", f"roll {roll_id} was asked for: it is not void")
+            self.commitment = None  # void: the holder rolls a new pair
+            return (
+                f"the hidden dice were shown without {self.players[active]} choosing them "
+                f"({colour} {number}): they are void; "
+                f"{self.players[self.state.roller]}, press ROLL for a new pair"
+            )
         self.hidden = (colour, number)
         self.state.set_hidden_dice(number, colour)
         shown = f"the hidden dice: {colour} {number}"
         if self.state.step is not Step.CHOOSE:
             return shown + " (not in play this turn)"
         pending, self.pending = self.pending, None
-        active = self.state.active
         if pending is None or pending["type"] == "reveal":
             self._play(active, Reveal())
             return f"{shown}: {self.players[active]} must use them"

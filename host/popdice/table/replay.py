@@ -5,8 +5,9 @@ Entry kinds that change the game, replayed in order:
 - ``roll``: ``{"dice", "key", "text"}``, the popper's dice (``key``: device session and roll);
 - ``secret``: ``{"roll_id", "commitment", "device_id", "replaces", "key", "text"}``, the
   handheld's commitment to a hidden roll (Lowdown), without its values;
-- ``reveal``: ``{"roll_id", "colour", "number", "nonce", "by", "key", "text"}``, the hidden
-  roll shown, checked again against its commitment as it is replayed.
+- ``reveal``: ``{"roll_id", "colour", "number", "nonce", "by", "asked", "key", "text"}``,
+  the hidden roll shown, checked again against its commitment as it is replayed (``asked``
+  false: the game had not asked for it, and it voided the pair; older journals have none).
 ``refused`` and ``device`` are the log only. The game record's ``settings`` go to the referee.
 The entries come checked (``journal_rows``); one the referee refuses does not replay, and
 raises ``DamagedGame`` naming the game and the entry.

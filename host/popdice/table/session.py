@@ -13,7 +13,9 @@ journal's reason, if the journal cannot keep that either).
 Pops come from the popper's events or from its command replies (both carry the device's roll
 number, so a pop is taken once); the handheld's secret rolls and reveals likewise (by device
 session and roll id). When the referee needs a secret roll revealed (Lowdown, once the
-active player has chosen), the session asks the handheld for it at once. ``resume``
+active player has chosen), the session asks the handheld for it at once; a reveal it did
+not ask for (the holder's REVEAL before the choice) is journaled with ``asked: false``, and
+the referee voids that pair. ``resume``
 rebuilds a game from its journal (and records the end of a game over whose end the journal
 could not keep).
 
@@ -339,7 +341,9 @@ class TableSession:
         return outcome
 
     def take_reveal(self, reveal: Reveal, device_session: str) -> Outcome | None:
-        """A secret roll shown, once (None: taken before); the referee checks it."""
+        """A secret roll shown, once (None: taken before); the referee checks it. Whether
+        the game asked for it (the active player chose) is journaled: one it did not ask
+        for binds nobody."""
         key = f"reveal:{device_session}:{reveal.roll_id}"
         if key in self.seen_rolls:
             return None
@@ -349,6 +353,7 @@ class TableSession:
             "number": reveal.number,
             "nonce": reveal.nonce,
             "by": reveal.by,
+            "asked": self.referee.wants_reveal() is not None,
         }
         return self._journal_then_apply(
             "reveal",
