@@ -17,7 +17,9 @@ PACKAGE = Path(popdice.__file__).parent
 
 # Bottom first. A package may import from its own layer's modules only if they are itself.
 LAYERS = (
-    ("popdice", "popdice.errors", "popdice.kinds", "popdice.console"),
+    ("popdice", "popdice.errors", "popdice.kinds"),
+    ("popdice.files",),
+    ("popdice.console",),
     ("popdice.games", "popdice.devices"),
     ("popdice.deploy",),
     ("popdice.wiring", "popdice.traces"),
