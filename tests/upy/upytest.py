@@ -10,6 +10,7 @@ pytest collector in tests/upy/conftest.py starts this and reports each test as a
 its own; a listed test with no line (the interpreter died) is reported as failed.
 """
 
+import gc
 import io
 import json
 import sys
@@ -42,6 +43,7 @@ def main(path, run=True):
     for name in names:
         fn = getattr(module, name)
         error = None
+        gc.collect()  # each test starts from the heap the last one left, as one boot would
         try:
             _run(fn)
         except Exception as exc:  # noqa: BLE001 - every failure is reported, not raised
