@@ -385,9 +385,8 @@ def test_a_whole_game_then_its_journal_replays_to_the_same_state(journal: Journa
     assert record.settings == SETTINGS
 
 
-def test_resume_mid_turn_rebuilds_the_state_exactly(journal: Journal) -> None:
-    handheld = game_handheld()
-    session = start(journal, game_popper(), handheld)
+def to_the_fifth_turn(session: TableSession) -> None:
+    """Four turns played, then the fifth's dice and hidden roll."""
     for turn in TURNS[:4]:
         session.press_dome()
         session.roll_hidden()
@@ -395,6 +394,12 @@ def test_resume_mid_turn_rebuilds_the_state_exactly(journal: Journal) -> None:
             play(session, text)
     session.press_dome()
     session.roll_hidden()
+
+
+def test_resume_mid_turn_rebuilds_the_state_exactly(journal: Journal) -> None:
+    handheld = game_handheld()
+    session = start(journal, game_popper(), handheld)
+    to_the_fifth_turn(session)
     handheld.unplugged = True
     play(session, TURNS[4][0])  # Ann chose; the hidden pair is not revealed yet
     play(session, "write bob 9 red ro 1 1")  # refused, journaled
@@ -406,6 +411,35 @@ def test_resume_mid_turn_rebuilds_the_state_exactly(journal: Journal) -> None:
     again = TableSession.resume(journal, FakePopper(), handheld=handheld)
     assert again.log[-1].startswith("the hidden dice: red 2; Ann writes 2 (red) in ro 2,2")
     assert table(again).state.step.value == "write"
+
+
+def test_a_hidden_roll_a_new_handheld_lacks_is_lost_and_nothing_plays_by_itself(
+    journal: Journal,
+) -> None:
+    handheld = game_handheld()
+    session = start(journal, game_popper(), handheld)
+    to_the_fifth_turn(session)
+    handheld.unplugged = True  # the table is killed before the pair is revealed
+    play(session, TURNS[4][0])  # Ann chose, sharing the hidden pair
+    refused = play(session, TURNS[4][0])  # typed again: refused while it waits
+    assert refused.code == "awaiting_reveal"
+    fresh = game_handheld(session="0000beef")  # a new handheld: it never made that roll
+    fresh.dice = [("blue", 5)]
+    resumed = TableSession.resume(journal, FakePopper(), handheld=fresh)
+    referee = table(resumed)
+    assert resumed.log[-1] == (
+        "the handheld no longer has roll 0000d1ce-5 (it restarted): the hidden dice are lost; "
+        "Ann's choice is void: choose again once it is in; Bob, press ROLL for a new pair"
+    )
+    assert referee.pending is None and referee.commitment is None
+    assert resumed.referee.status() == "pass the handheld to Bob, press ROLL"
+    rolled = resumed.roll_hidden()
+    assert rolled is not None and rolled.accepted
+    assert referee.pending is None and referee.hidden is None  # nothing was played by itself
+    assert referee.state.step.value == "choose"
+    assert resumed.referee.status() == "Ann: write with your dice, or type reveal"
+    again = TableSession.resume(journal, FakePopper(), handheld=fresh)  # the loss replays
+    assert snapshot(table(again)) == snapshot(referee)
 
 
 # --- on screen ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@ ENTRY_FIELDS: dict[str, dict[str, str]] = {
     "secret": {"roll_id": "string", "commitment": "string", "key": "string"},
     "reveal": {"roll_id": "string", "colour": "string", "number": "integer", "key": "string"},
     "move": {"move": "object"},
+    "lost": {"roll_id": "string"},
     "refused": {"code": "string"},
     "device": {"text": "string"},
 }

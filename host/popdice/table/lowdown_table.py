@@ -228,6 +228,24 @@ class LowdownTable(Referee):
             return f"{shown}: {self.players[active]} must use them"
         return f"{shown}; " + self._play(active, self._action(active, pending))
 
+    def lose_secret(self, data: dict[str, Any]) -> str:
+        """The handheld no longer holds roll ``data["roll_id"]`` (it restarted): the pair is
+        lost, and with it the active player's choice that waited for it; the holder rolls a
+        new pair and the active player chooses again."""
+        self.require_playing()
+        roll_id = _text(data, "roll_id")
+        promised = self.commitment
+        if promised is None or promised["roll_id"] != roll_id or self.hidden is not None:
+            raise Refused("stale_roll", f"roll {roll_id} is not this turn's unrevealed roll")
+        self.commitment = None
+        chose, self.pending = self.pending is not None, None
+        active, roller = (self.players[s] for s in (self.state.active, self.state.roller))
+        void = f"; {active}'s choice is void: choose again once it is in" if chose else ""
+        return (
+            f"the handheld no longer has roll {roll_id} (it restarted): the hidden dice are "
+            f"lost{void}; {roller}, press ROLL for a new pair"
+        )
+
     # --- moves ------------------------------------------------------------------------
 
     def apply(self, move: Move) -> str:

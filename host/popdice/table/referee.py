@@ -76,6 +76,11 @@ class Referee(ABC):
         checked against its commitment, and say what it did, or raise ``Refused``."""
         raise Refused("no_secret_dice", f"{self.game} has no secret dice")
 
+    def lose_secret(self, data: dict[str, Any]) -> str:
+        """The handheld no longer holds the secret roll ``data["roll_id"]``: let it go and
+        say what the players do now, or raise ``Refused``."""
+        raise Refused("no_secret_dice", f"{self.game} has no secret dice")
+
     @abstractmethod
     def apply(self, move: Move) -> str:
         """Play ``move`` and say what it did in one line, or raise ``Refused``."""

@@ -48,8 +48,8 @@ class Replayed:
 
 
 def replay(record: GameRecord, entries: list[Entry]) -> Replayed:
-    """Apply every ``move``, ``roll``, ``secret`` and ``reveal`` of ``entries`` in order to
-    a new referee."""
+    """Apply every ``move``, ``roll``, ``secret``, ``reveal`` and ``lost`` of ``entries`` in
+    order to a new referee."""
     try:
         result = Replayed(new_referee(record.game, list(record.players), record.settings))
     except Refused as refusal:
@@ -64,6 +64,8 @@ def replay(record: GameRecord, entries: list[Entry]) -> Replayed:
                 result.referee.secret(entry.data)
             elif entry.kind == "reveal":
                 result.referee.reveal(entry.data)
+            elif entry.kind == "lost":
+                result.referee.lose_secret(entry.data)
             if entry.kind in SEEN_KINDS:
                 result.seen_rolls.add(entry.data["key"])
         except (Refused, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:

@@ -371,8 +371,18 @@ class TableSession:
         try:
             reveal = self.handheld.reveal(roll_id)
         except PopdiceError as error:
+            if isinstance(error, DeviceError) and error.code == "no_roll":
+                return self.lose_secret(roll_id)
             return self.handheld_failed(error)
         return self.take_reveal(reveal, self.handheld.info.session)
+
+    def lose_secret(self, roll_id: str) -> Outcome:
+        """The handheld has no roll ``roll_id`` any more (it restarted, or it is another
+        handheld): the pair is lost, journaled so, and the turn asks for a new one."""
+        data = {"roll_id": roll_id}
+        return self._journal_then_apply(
+            "lost", lambda referee: referee.lose_secret(data), data, refused_data={"lost": data}
+        )
 
     def take_handheld_notice(self, notice: Notice) -> Outcome | None:
         """A handheld event: a secret roll or a reveal goes to the game; the rest to the log."""
