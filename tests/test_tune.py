@@ -91,8 +91,8 @@ def write_recording(folder: Path, name: str, kind: str, seed: int, seconds: floa
 def recordings(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("recordings")
     write_recording(folder, "presses", "presses", 71, 100.0)
-    write_recording(folder, "knocks", "knocks", 72, 60.0)
-    write_recording(folder, "handling", "handling", 73, 40.0)
+    write_recording(folder, "knocks", "knocks", 72, 30.0)
+    write_recording(folder, "handling", "handling", 73, 20.0)
     return folder
 
 
