@@ -129,7 +129,8 @@ class Noise:
 # Rounds of presses and knocks in ``everything``: on the emulated chip, where the Python
 # reference runs some 200 times slower than on the unix port, two (the viper code's paths are
 # the same; the unix port runs four).
-_ROUNDS = 2 if sys.platform == "rp2" else 4
+_ON_CHIP = sys.platform == "rp2"
+_ROUNDS = 2 if _ON_CHIP else 4
 
 
 def everything(seed):
@@ -172,8 +173,13 @@ SETTINGS_TRIED = (
 )
 
 
+# On the emulated chip, four of them: the defaults, popping on the press, the widest band and
+# window, and the release's gates at their other ends (each stage's other paths).
+COMPARED = tuple(SETTINGS_TRIED[i] for i in (0, 1, 3, 6)) if _ON_CHIP else SETTINGS_TRIED
+
+
 def test_the_detector_is_its_reference_on_every_sample():
-    for seed, changes in enumerate(SETTINGS_TRIED):
+    for seed, changes in enumerate(COMPARED):
         settings = settings_with(**changes)
         detector = PressDetector(settings)
         reference = ReferenceDetector(settings)
