@@ -64,6 +64,10 @@ def test_events_survive_a_faulty_line(popper_dut, line):
 @pytest.mark.rp2040_tier
 def test_a_device_restart_mid_session(popper_dut):
     client = popper_dut.client
+    # The command in flight at the reset is told DeviceRestarted once the board is back: its
+    # resends must outlast the reboot, which takes the emulated chip (at about 0.4 of a
+    # Pico's speed, under load) longer than the default ones.
+    client.link.retries = 20
     assert [client.counter() for _ in range(3)] == [1, 2, 3]
     results: list[object] = []
     stop = threading.Event()
