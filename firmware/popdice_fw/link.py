@@ -131,16 +131,22 @@ class Link:
                 await asyncio.sleep_ms(50)
                 continue
             self._heard = time.ticks_ms()
-            for item in self._deframer.feed(buf, n):
-                if isinstance(item, codec.FrameError):
-                    self.stats["rx_errors"] += 1
-                    self.send_error(None, item.code, item.message)
-                else:
-                    self.stats["rx_frames"] += 1
-                    try:
-                        await self._handle(item)
-                    except Exception as error:  # noqa: BLE001 - the reader must outlive any frame
-                        self._handler_failed(error)
+            try:
+                for item in self._deframer.feed(buf, n):
+                    if isinstance(item, codec.FrameError):
+                        self.stats["rx_errors"] += 1
+                        self.send_error(None, item.code, item.message)
+                    else:
+                        self.stats["rx_frames"] += 1
+                        try:
+                            await self._handle(item)
+                        except Exception as error:  # noqa: BLE001 - the reader outlives any frame
+                            self._handler_failed(error)
+            except MemoryError:
+                # No block left to take a frame into (a fragmented heap): it is dropped like a
+                # damaged one, unanswered, and the host sends it again.
+                gc.collect()
+                self.stats["rx_errors"] += 1
 
     async def _writer(self):
         while True:
