@@ -6,6 +6,7 @@ whose hands the table's keys act through. ``popdice history`` needs no board and
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from contextlib import ExitStack
 from typing import Any
@@ -17,6 +18,15 @@ from ..table.devices import Hands
 
 def add_table_arguments(parser: argparse.ArgumentParser) -> None:
     table_cli.add_table_arguments(parser, open_board)
+
+
+HANDS_SEED_ENV = "POPDICE_SIM_SEED"
+
+
+def hands_seed() -> int | None:
+    """``$POPDICE_SIM_SEED``: the simulated presses and knocks the same at every run."""
+    text = os.environ.get(HANDS_SEED_ENV, "")
+    return int(text) if text.isdigit() else None
 
 
 def open_board(stack: ExitStack, board: str, simulated: bool) -> tuple[Any, Hands | None]:
@@ -47,7 +57,7 @@ def open_board(stack: ExitStack, board: str, simulated: bool) -> tuple[Any, Hand
         if not simulated:
             print(f"no {board} plugged in: using a simulated one", file=sys.stderr)
         stack.enter_context(sim)
-        hands = SimulatedHands(stack.enter_context(sim.control()))
+        hands = SimulatedHands(stack.enter_context(sim.control()), seed=hands_seed())
         port = sim.port
     client = stack.enter_context(connect_when_ready(port))
     if client.info.board != board:
