@@ -55,6 +55,9 @@ INSTALLED = FirmwareTree(INSTALLED_DIR, INSTALLED_DIR / "boards")
 TREE = INSTALLED if (INSTALLED_DIR / "main.py").is_file() else CHECKOUT
 FIRMWARE_DIR = TREE.firmware
 BOARDS_DIR = TREE.boards  # a folder per kind, holding its board.py
+BUILD_DATA = ("parts.json", "case.json")
+"""A board's files for whoever builds one (its parts and wiring between them, its case's
+dimensions): read on the laptop only, never flashed."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,19 @@ def flash_files(kind: str, tree: FirmwareTree | None = None) -> list[FlashFile]:
         for p in sorted(package.rglob("*.py"))
     ]
     return [*files, FlashFile(board, "board.py"), FlashFile(main, "main.py")]
+
+
+def board_data(kind: str, name: str, tree: FirmwareTree | None = None) -> Path:
+    """Where a board's build file ``name`` (one of ``BUILD_DATA``) is, in ``tree`` or this
+    installation's."""
+    if kind not in KINDS:
+        raise PopdiceError(f"unknown board kind {kind!r} (choose from {', '.join(KINDS)})")
+    if name not in BUILD_DATA:
+        raise PopdiceError(f"{name!r} is not a board's build file ({', '.join(BUILD_DATA)})")
+    path = (TREE if tree is None else tree).boards / kind / name
+    if not path.is_file():
+        raise PopdiceError(f"boards/{kind}/{name} is missing from this installation")
+    return path
 
 
 def install_tree(kind: str, dest: Path) -> None:
@@ -192,6 +208,12 @@ def build_device(tree: FirmwareTree, dest: Path) -> None:
         shutil.copyfile(source, dest / relative)
         if item.target != "main.py":
             compile_file(source, dest / COMPILED / mpy_target(relative))
+    for kind in KINDS:
+        for name in BUILD_DATA:
+            source = tree.boards / kind / name
+            if source.is_file():
+                (dest / "boards" / kind).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, dest / "boards" / kind / name)
 
 
 def check_all() -> int:
