@@ -63,6 +63,7 @@ def bad_files(folder: Path) -> dict[str, str]:
     paths["out.json"] = str(folder / "out.json")
     paths["out.uf2"] = str(folder / "out.uf2")
     paths["out.svg"] = str(folder / "out.svg")
+    paths["out.stl"] = str(folder / "out.stl")
     return paths
 
 
@@ -109,6 +110,7 @@ def base_arguments(files: dict[str, str]) -> dict[tuple[str, ...], dict[str, str
         ("sim",): {"kind": "popper"},
         ("uf2",): {"board": "popper", "out": files["out.uf2"], "micropython": files["image.uf2"]},
         ("wiring",): {"board": "popper", "out": files["out.svg"]},
+        ("case",): {"board": "popper", "out": files["out.stl"]},
         ("check", "popalotsy"): {"file": files["ringer.json"]},
         ("check", "ringer"): {"file": files["ringer.json"]},
         ("check", "lowdown-move"): {"file": files["ringer.json"]},
@@ -216,6 +218,7 @@ def test_empty_values_are_called_empty(files, capsys) -> None:
         ["tune", files["empty"], "--out", ""],
         ["uf2", "--board", "popper", "--out", ""],
         ["wiring", "--board", "popper", "--out", ""],
+        ["case", "--board", "popper", "--out", ""],
     ):
         code, out, err = run_in_process(argv, capsys)
         assert code == 2 and out == "" and "is empty" in err and err.count("\n") == 1, (argv, err)

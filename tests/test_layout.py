@@ -22,7 +22,7 @@ LAYERS = (
     ("popdice.console",),
     ("popdice.games", "popdice.devices"),
     ("popdice.deploy",),
-    ("popdice.wiring", "popdice.traces"),
+    ("popdice.wiring", "popdice.traces", "popdice.case"),
     ("popdice.sim", "popdice.table"),
     ("popdice.cli", "popdice.hil"),
 )

