@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from . import (
+    case_renders,
     detector_plot,
     fairness_chart,
     handheld_screens,
@@ -22,6 +23,7 @@ DRAWERS: dict[str, Callable[[], dict[str, bytes]]] = {
     "detector": detector_plot.pictures,
     "table": table_screenshot.pictures,
     "handheld": handheld_screens.pictures,
+    "case": case_renders.pictures,
 }
 KINDS = tuple(DRAWERS)
 
