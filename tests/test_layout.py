@@ -22,7 +22,8 @@ LAYERS = (
     ("popdice.console",),
     ("popdice.games", "popdice.devices"),
     ("popdice.deploy",),
-    ("popdice.wiring", "popdice.traces", "popdice.case"),
+    ("popdice.case",),
+    ("popdice.wiring", "popdice.traces"),
     ("popdice.sim", "popdice.table"),
     ("popdice.cli", "popdice.hil"),
 )

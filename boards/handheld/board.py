@@ -18,16 +18,10 @@ PEEK_BUTTON = 15
 REVEAL_BUTTON = 13
 VSYS_SENSE = 29  # ADC3: VSYS through the Pico's own 1/3 divider, no wire
 
-# (name, what it is): one box of the wiring diagram each ("Pico": on the Pico itself).
-PARTS = (
-    ("SSD1306", "128x64 OLED module, I2C 0x3C or 0x3D"),
-    ("ROLL", "push button to ground"),
-    ("PEEK", "push button to ground"),
-    ("REVEAL", "push button to ground"),
-)
-
 # One wire a row: (Pico pin, part, the part's pin, what it carries). A Pico pin is a GPIO
 # number from above or a power pin by name: "3V3" (3V3 OUT), "VBUS" (the USB 5 V), "GND".
+# The parts, all their pins and the wires between parts are in parts.json beside this file,
+# which only the laptop reads (popdice wiring, popdice bom).
 WIRES = (
     (SDA, "SSD1306", "SDA", "I2C0 SDA"),
     (SCL, "SSD1306", "SCL", "I2C0 SCL"),

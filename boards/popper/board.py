@@ -19,24 +19,22 @@ LED_COUNT = 45
 MODE_BUTTON = 14
 BUZZER = 15
 
-# (name, what it is): one box of the wiring diagram each.
-PARTS = (
-    ("LIS3DH", "accelerometer breakout, I2C 0x18 or 0x19"),
-    ("LED dice", "45 WS2812B: 5 dice of 3x3, die 0 first"),
-    ("MODE", "push button to ground"),
-    ("buzzer", "passive piezo (optional)"),
-)
-
 # One wire a row: (Pico pin, part, the part's pin, what it carries). A Pico pin is a GPIO
 # number from above or a power pin by name: "3V3" (3V3 OUT), "VBUS" (the USB 5 V), "GND".
+# The parts, all their pins and the wires between parts are in parts.json beside this file,
+# which only the laptop reads (popdice wiring, popdice bom).
 WIRES = (
     (SDA, "LIS3DH", "SDA", "I2C0 SDA"),
     (SCL, "LIS3DH", "SCL", "I2C0 SCL"),
     (ACCEL_INT1, "LIS3DH", "INT1", "data ready"),
     ("3V3", "LIS3DH", "VIN", "3.3 V"),
+    ("3V3", "LIS3DH", "CS", "3.3 V: I2C, not SPI"),
     ("GND", "LIS3DH", "GND", "ground"),
-    (LED_DATA, "LED dice", "DIN", "data: 74AHCT125, 330 Ω"),
-    ("VBUS", "LED dice", "5V", "5 V, 1000 µF"),
+    ("GND", "LIS3DH", "SDO", "ground: address 0x18"),
+    (LED_DATA, "74AHCT125", "1A", "LED data, 3.3 V"),
+    ("VBUS", "74AHCT125", "VCC", "5 V"),
+    ("GND", "74AHCT125", "GND", "ground"),
+    ("VBUS", "LED dice", "5V", "5 V"),
     ("GND", "LED dice", "GND", "ground"),
     (MODE_BUTTON, "MODE", "1", "button, pull-up"),
     ("GND", "MODE", "2", "ground"),

@@ -46,6 +46,7 @@ def test_check_names_a_stale_and_a_missing_picture_and_writing_mends_them(
     out = ["--out", str(tmp_path), "--only", "wiring"]
     assert main(out) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "dice-popper.svg",
         "wiring-handheld.svg",
         "wiring-popper.svg",
     ]
@@ -58,10 +59,10 @@ def test_check_names_a_stale_and_a_missing_picture_and_writing_mends_them(
     assert lines == [
         f"missing: {tmp_path / 'wiring-handheld.svg'}",
         f"stale: {tmp_path / 'wiring-popper.svg'}",
-        "2 of 2 pictures out of date: run `make pictures`",
+        "2 of 3 pictures out of date: run `make pictures`",
     ]
     assert main(out) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == f"2 pictures in {tmp_path}, 2 changed"
+    assert capsys.readouterr().out.splitlines()[-1] == f"3 pictures in {tmp_path}, 2 changed"
     assert main([*out, "--check"]) == 0
     assert not list(tmp_path.glob(".*.tmp"))
 

@@ -16,6 +16,10 @@ from typing import Any
 
 from ..deploy.files import board_data
 from ..errors import PopdiceError
+from ..files import MB, read_limited
+
+CASE_LIMIT = MB
+"""The largest case.json read: the real ones are a few kilobytes."""
 
 LARGEST = 1000.0  # mm: no length in a case comes near a metre
 MOST_CLEARANCE = 1.5  # mm a side: past this nothing fits, it rattles
@@ -222,7 +226,7 @@ def load(kind: str, path: Path | None = None) -> Case:
     path = board_data(kind, "case.json") if path is None else path
     source = f"boards/{kind}/case.json"
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_limited(str(path), CASE_LIMIT, "case dimensions"))
     except OSError as error:
         raise PopdiceError(f"{source} cannot be read: {error.strerror or error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -1,10 +1,12 @@
-"""A board's wiring diagram as SVG text, drawn from its board module alone.
+"""A board's wiring diagram as SVG text, drawn from its board module and parts list alone.
 
 The Pico is drawn from above (USB at the top) with all 40 header pins numbered and named;
-the parts are boxes in a column on its left, each pin in a row; every wire runs from a part's
-pin along a track of its own to its header pin, labelled with what it carries. Wires to the
-right-hand edge (3V3, VBUS) go over the top of the Pico. The same board gives the same
-bytes: positions are whole numbers, nothing depends on time or on the platform.
+the parts are boxes in a column on its left, every pin of a part in a row (a chip's with its
+number on the package); every wire to the Pico runs from a part's pin along a track of its
+own to its header pin, labelled with what it carries. Wires to the right-hand edge (3V3,
+VBUS) go over the top of the Pico. Wires between parts run on tracks left of the column,
+each labelled at its first end; a pin left open is crossed out. The same board gives the
+same bytes: positions are whole numbers, nothing depends on time or on the platform.
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from html import escape
 from itertools import pairwise
 
 from . import pico
-from .board import Board, Wire
+from .board import Board, Link, Part, Wire
 
 PITCH = 22  # between header pins, and between a part's pins
 PICO_W = 200
 PICO_MARGIN = 28  # from the board's top edge to pin 1
 PICO_FOOT = 48  # from pin 20 to the bottom edge, where the board's name goes
-PART_X = 20
+MARGIN = 20
 PART_W = 250
 HEADER_H = 44  # a part box's name and description
 PART_GAP = 16
@@ -30,6 +32,7 @@ LANE_GAP = 10
 TOP = 90  # the title above
 CAPTION_H = 70
 
+OPEN_COLOUR = "#9e9e9e"
 GROUND_COLOUR = "#333333"
 POWER_COLOURS = {"VBUS": "#d62728", "VSYS": "#d62728", "3V3(OUT)": "#ff7f0e"}
 SIGNAL_COLOURS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf")
@@ -37,26 +40,28 @@ SIGNAL_COLOURS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17bec
 
 @dataclass(frozen=True)
 class _Box:
-    name: str
-    about: str
+    part: Part
+    x: int
     top: int
-    wires: tuple[Wire, ...]
+    rows: tuple[str, ...]  # the part's pins, top to bottom
 
     @property
     def height(self) -> int:
-        return HEADER_H + PITCH * len(self.wires)
+        return HEADER_H + PITCH * len(self.rows)
 
-    def pin_y(self, index: int) -> int:
-        return self.top + HEADER_H + PITCH * index + PITCH // 2
+    def pin_y(self, pin: str) -> int:
+        return self.top + HEADER_H + PITCH * self.rows.index(pin) + PITCH // 2
 
 
 def render(board: Board) -> str:
     """The wiring diagram of ``board`` as a standalone SVG document."""
     wired = [w for w in board.wires if not w.on_board]
-    tracks_x = PART_X + PART_W + LABEL_W
-    pico_x = tracks_x + TRACK_GAP * (len(wired) + 1) + 20
     pico_y = TOP + LANE_GAP * (1 + sum(1 for w in wired if _over_the_top(w)))
-    boxes = _place_boxes(board, pico_y)
+    tracks = _link_tracks(board, _place_boxes(board, pico_y, 0))
+    part_x = MARGIN + TRACK_GAP * (max(tracks.values(), default=-1) + 2)
+    boxes = _place_boxes(board, pico_y, part_x)
+    tracks_x = part_x + PART_W + LABEL_W
+    pico_x = tracks_x + TRACK_GAP * (len(wired) + 1) + 20
     bottom = max([pico_y + _pico_height()] + [b.top + b.height for b in boxes])
     width = pico_x + PICO_W + LANE_GAP * (2 + sum(1 for w in wired if _over_the_top(w))) + 20
     height = bottom + CAPTION_H
@@ -64,14 +69,16 @@ def render(board: Board) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
         f'<rect width="{width}" height="{height}" fill="white"/>',
-        _text(PART_X, 32, f"PopDice {board.kind}: wiring", size=18, weight="bold"),
-        _text(PART_X, 54, f"drawn from {board.source} by popdice wiring --board {board.kind}"),
-    ]
+        _text(MARGIN, 32, f"PopDice {board.kind}: wiring", size=18, weight="bold"),
+        _text(MARGIN, 54, f"drawn from {board.source} and its parts.json by popdice wiring "
+              f"--board {board.kind}"),
+    ]  # fmt: skip
     out += _pico(board, pico_x, pico_y)
     for box in boxes:
-        out += _part(box)
-    out += _wires(boxes, tracks_x, pico_x, pico_y)
-    out += _caption(board, PART_X, bottom + 24)
+        out += _part(box, board)
+    out += _links(board, boxes, tracks)
+    out += _wires(board, boxes, tracks_x, pico_x, pico_y)
+    out += _caption(board, MARGIN, bottom + 24)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -95,28 +102,105 @@ def _reach(wire: Wire) -> int:
     return pico.row(wire.header)
 
 
-def _first_row(board: Board, part: str) -> int:
-    """The highest header row a part reaches from the left (rows over the top come last)."""
-    rows = [_reach(w) for w in board.wires if w.part == part and _reach(w) >= 0]
-    return min(rows, default=len(pico.LEFT))
+def _part_order(board: Board) -> list[Part]:
+    """The parts top to bottom: in the order of the header rows they reach from the left; a
+    part wired to no GPIO from the left comes after the nearest part (along the wires
+    between parts) that is."""
+    rows = {
+        part.name: min(
+            (_reach(w) for w in board.wires if w.part == part.name and _reach(w) >= 0),
+            default=None,
+        )
+        for part in board.parts
+    }
+    neighbours: dict[str, list[str]] = {part.name: [] for part in board.parts}
+    for link in board.links:
+        neighbours[link.part].append(link.to_part)
+        neighbours[link.to_part].append(link.part)
+
+    def key(part: Part) -> tuple[int, int, int]:
+        seen, frontier, distance = {part.name}, [part.name], 0
+        while frontier:
+            reached = [rows[name] for name in frontier if rows[name] is not None]
+            if reached:
+                return (min(r for r in reached if r is not None), distance, index[part.name])
+            frontier = [n for name in frontier for n in neighbours[name] if n not in seen]
+            seen.update(frontier)
+            distance += 1
+        return (len(pico.LEFT), 0, index[part.name])
+
+    index = {part.name: i for i, part in enumerate(board.parts)}
+    return sorted(board.parts, key=key)
 
 
-def _place_boxes(board: Board, pico_y: int) -> list[_Box]:
-    """A box per part, in the order of the header rows they reach, each as near as it can be
-    to where its first pin wired from the left lines up with its header pin; a part's pins in
-    the same order, those wired over the top first."""
+def _place_boxes(board: Board, pico_y: int, x: int) -> list[_Box]:
+    """A box per part at ``x``, each as near as it can be to where its first pin wired from
+    the left lines up with its header pin; its pins wired to the Pico first (those over the
+    top before those from the left), then the rest in the parts list's order."""
     boxes: list[_Box] = []
     next_top = pico_y
-    for name, about in sorted(board.parts, key=lambda part: _first_row(board, part[0])):
-        wires = tuple(sorted((w for w in board.wires if w.part == name), key=_reach))
-        rows = [_reach(w) for w in wires]
-        lined_up = next((i for i, row in enumerate(rows) if row >= 0), 0)
-        row = max(rows[lined_up], 0)
-        wanted = pico_y + PICO_MARGIN + PITCH * (row - lined_up) - HEADER_H - PITCH // 2
-        top = max(next_top, wanted)
-        boxes.append(_Box(name, about, top, wires))
-        next_top = top + HEADER_H + PITCH * len(wires) + PART_GAP
+    for part in _part_order(board):
+        wires = sorted((w for w in board.wires if w.part == part.name), key=_reach)
+        to_pico = list(dict.fromkeys(w.part_pin for w in wires))
+        rows = (*to_pico, *(pin for pin in part.pins if pin not in to_pico))
+        reaches = [_reach(w) for w in wires]
+        lined_up = next((i for i, row in enumerate(reaches) if row >= 0), None)
+        top = next_top
+        if lined_up is not None:
+            at = to_pico.index(wires[lined_up].part_pin)
+            wanted = pico_y + PICO_MARGIN + PITCH * (reaches[lined_up] - at) - HEADER_H
+            top = max(next_top, wanted - PITCH // 2)
+        boxes.append(_Box(part, x, top, rows))
+        next_top = top + HEADER_H + PITCH * len(rows) + PART_GAP
     return boxes
+
+
+def _link_ends(link: Link, boxes: list[_Box]) -> tuple[int, int]:
+    by_name = {box.part.name: box for box in boxes}
+    return by_name[link.part].pin_y(link.pin), by_name[link.to_part].pin_y(link.to_pin)
+
+
+def _link_tracks(board: Board, boxes: list[_Box]) -> dict[Link, int]:
+    """A track left of the boxes for each wire between parts: the shortest nearest the
+    boxes, and no two wires whose spans overlap on one track."""
+    spans = {link: sorted(_link_ends(link, boxes)) for link in board.links}
+    taken: list[list[tuple[int, int]]] = []
+    tracks: dict[Link, int] = {}
+    for link in sorted(board.links, key=lambda link: (spans[link][1] - spans[link][0],
+                                                        spans[link])):  # fmt: skip
+        low, high = spans[link]
+        track = next(
+            (t for t, used in enumerate(taken) if all(high < a or low > b for a, b in used)),
+            len(taken),
+        )
+        if track == len(taken):
+            taken.append([])
+        taken[track].append((low, high))
+        tracks[link] = track
+    return tracks
+
+
+def _link_colour(link: Link) -> str:
+    pins = {link.pin, link.to_pin}
+    if pins & {"GND", "-"}:
+        return GROUND_COLOUR
+    if pins & {"VCC", "5V", "+"}:
+        return POWER_COLOURS["VBUS"]
+    return SIGNAL_COLOURS[-1]
+
+
+def _links(board: Board, boxes: list[_Box], tracks: dict[Link, int]) -> list[str]:
+    out: list[str] = []
+    for link in board.links:
+        y0, y1 = _link_ends(link, boxes)
+        x = boxes[0].x
+        track_x = x - TRACK_GAP * (tracks[link] + 1)
+        colour = _link_colour(link)
+        out.append(
+            f'<polyline points="{x},{y0} {track_x},{y0} {track_x},{y1} {x},{y1}" fill="none" '
+            f'stroke="{colour}" stroke-width="2" stroke-linejoin="round"/>'
+        )
+    return out
 
 
 def _colour(wire: Wire, signals: dict[str, str]) -> str:
@@ -127,12 +211,12 @@ def _colour(wire: Wire, signals: dict[str, str]) -> str:
     return signals.setdefault(wire.pico_pin, SIGNAL_COLOURS[len(signals) % len(SIGNAL_COLOURS)])
 
 
-def _wires(boxes: list[_Box], tracks_x: int, pico_x: int, pico_y: int) -> list[str]:
+def _wires(board: Board, boxes: list[_Box], tracks_x: int, pico_x: int, pico_y: int) -> list[str]:
     ends = [
-        (wire, PART_X + PART_W, box.pin_y(index))
+        (wire, box.x + PART_W, box.pin_y(wire.part_pin))
         for box in boxes
-        for index, wire in enumerate(box.wires)
-        if not wire.on_board
+        for wire in board.wires
+        if wire.part == box.part.name
     ]
     over = [w for w, _, _ in ends if _over_the_top(w)]
     over.sort(key=lambda w: pico.row(w.header or 0))
@@ -227,20 +311,47 @@ def _pico(board: Board, x: int, y: int) -> list[str]:
     return out
 
 
-def _part(box: _Box) -> list[str]:
+def _part(box: _Box, board: Board) -> list[str]:
+    x, part = box.x, box.part
     out = [
-        f'<rect x="{PART_X}" y="{box.top}" width="{PART_W}" height="{box.height}" rx="4" '
+        f'<rect x="{x}" y="{box.top}" width="{PART_W}" height="{box.height}" rx="4" '
         'fill="#fff8e1" stroke="#795548" stroke-width="1.5"/>',
-        _text(PART_X + 8, box.top + 17, box.name, weight="bold", size=12),
-        _text(PART_X + 8, box.top + 34, box.about, size=10, fill="#5d4037"),
+        _text(x + 8, box.top + 17, part.name, weight="bold", size=12),
+        _text(x + 8, box.top + 34, part.label, size=10, fill="#5d4037"),
     ]
-    for index, wire in enumerate(box.wires):
-        y = box.pin_y(index)
-        out.append(
-            f'<rect x="{PART_X + PART_W - 4}" y="{y - 4}" width="8" height="8" fill="#795548"/>'
-        )
-        out.append(_text(PART_X + PART_W - 10, y + 4, wire.part_pin, anchor="end"))
+    to_pico = {w.part_pin for w in board.wires if w.part == part.name}
+    linked = {(link.part, link.pin) for link in board.links}
+    linked |= {(link.to_part, link.to_pin) for link in board.links}
+    notes = {(link.part, link.pin): f"to {_end(board, link)}: {link.carries}"
+             for link in board.links}  # fmt: skip
+    notes.update({(o.part, o.pin): o.why for o in board.open_pins})
+    for pin in box.rows:
+        y = box.pin_y(pin)
+        label = part.pin_label(pin)
+        if pin in to_pico:
+            out.append(
+                f'<rect x="{x + PART_W - 4}" y="{y - 4}" width="8" height="8" fill="#795548"/>'
+            )
+            out.append(_text(x + PART_W - 10, y + 4, label, anchor="end"))
+        if (part.name, pin) in linked:
+            out.append(f'<rect x="{x - 4}" y="{y - 4}" width="8" height="8" fill="#795548"/>')
+        elif pin not in to_pico:
+            out.append(
+                f'<path d="M{x - 14},{y - 4} l8,8 m0,-8 l-8,8" stroke="{OPEN_COLOUR}" '
+                'stroke-width="2"/>'
+            )
+        if pin not in to_pico:
+            out.append(_text(x + 10, y + 4, label))
+        note = notes.get((part.name, pin))
+        if note:
+            out.append(_text(x + 64, y + 4, note, size=9, fill="#5d4037"))
     return out
+
+
+def _end(board: Board, link: Link) -> str:
+    """The far end of a wire between parts, as its near end's note says it."""
+    pin = board.part(link.to_part).pin_label(link.to_pin)
+    return pin if link.to_part == link.part else f"{link.to_part} {pin}"
 
 
 def _caption(board: Board, x: int, y: int) -> list[str]:
