@@ -20,6 +20,7 @@ from popdice.case import dimensions, placement, stl
 from popdice.cli.main import main
 from popdice.deploy.files import board_data
 from popdice.errors import PopdiceError
+from popdice.wiring import bom
 
 manifold3d = pytest.importorskip("manifold3d")
 
@@ -428,16 +429,19 @@ def test_the_hardware_lines_match_the_case(board: str) -> None:
     def qty(word: str) -> int:
         return sum(h.qty for h in case.hardware if word in h.number)
 
+    def ordered(word: str) -> int:  # the whole bill: the buttons are wired parts
+        return sum(line.qty for line in bom.lines(board) if word in line.number)
+
     if isinstance(case, dimensions.PopperCase):
         assert qty("ST2.2") == len(placement.popper_plan(case).pico.holes)
         assert qty("ST2.9") == case.screws.count
-        assert qty("PBS-110") == 1
+        assert ordered("PBS-110") == 1 and case.mode_button.thread > 0
         assert sum(h.qty for h in case.hardware if "foot" in h.part) == case.feet.count
         assert f"ST2.9 x {case.screws.length:g}" in " ".join(h.number for h in case.hardware)
     else:
         assert isinstance(case, dimensions.HandheldCase)
         assert qty("ST2.2") == len(placement.handheld_plan(case).pico.holes)
-        assert qty("ST2.9") == 4 and qty("PBS-110") == len(case.buttons.names)
+        assert qty("ST2.9") == 4 and ordered("PBS-110") == len(case.buttons.names)
         assert f"ST2.9 x {case.screws.length:g}" in " ".join(h.number for h in case.hardware)
 
 

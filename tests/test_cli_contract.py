@@ -109,6 +109,7 @@ def base_arguments(files: dict[str, str]) -> dict[tuple[str, ...], dict[str, str
         ("demo",): {},
         ("sim",): {"kind": "popper"},
         ("uf2",): {"board": "popper", "out": files["out.uf2"], "micropython": files["image.uf2"]},
+        ("bom",): {"board": "popper"},
         ("wiring",): {"board": "popper", "out": files["out.svg"]},
         ("case",): {"board": "popper", "out": files["out.stl"]},
         ("check", "popalotsy"): {"file": files["ringer.json"]},

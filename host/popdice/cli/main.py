@@ -28,6 +28,7 @@ examples:
   popdice sim popper                   run a simulated popper (prints its serial port)
   popdice sim popper --rp2040          the same on MicroPython's Pico image, emulated
   popdice uf2 --board popper --out popper.uf2   one file to drag onto a Pico
+  popdice bom --board popper           what to buy to build one (--csv for a spreadsheet)
   popdice wiring --board popper        what to solder to which pin (--out FILE.svg: drawn)
   popdice case --board popper --out popper.stl   its printable case: base, lid, rim
   popdice status --kind popper         health of the first popper found
@@ -84,6 +85,11 @@ SUBCOMMANDS = (
         "uf2",
         "write one UF2 image (MicroPython and the firmware) to drag onto a Pico",
         "popdice.deploy.uf2_cli:add_arguments",
+    ),
+    (
+        "bom",
+        "a board's bill of materials: parts with numbers to order, wire, hardware, tools",
+        "popdice.wiring.bom_cli:add_arguments",
     ),
     (
         "wiring",
