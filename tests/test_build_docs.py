@@ -15,8 +15,9 @@ import pytest
 from popdice.deploy.base_image import OLDEST_MICROPYTHON
 from popdice.deploy.files import FIRMWARE_DIR
 from popdice.wiring import board as boards
-from popdice.wiring import pico
-from popdice.wiring.cli import COLUMNS
+from popdice.wiring import bom, pico
+from popdice.wiring.bom_cli import as_markdown
+from popdice.wiring.cli import COLUMNS, LINK_COLUMNS
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "docs" / "build.md"
@@ -90,6 +91,8 @@ def test_the_wiring_table_is_the_boards_wiring(kind: str) -> None:
     printed = f"popdice wiring --board {kind} --markdown"
     assert len(found) == 1, f"one wiring table in the {kind} section (print it with `{printed}`)"
     assert found[0] == boards.table(boards.load(kind)), f"stale: print it again with `{printed}`"
+    between = [t[1:] for t in tables(section(kind)) if t[0] == LINK_COLUMNS]
+    assert between == ([boards.links_table(boards.load(kind))] if boards.load(kind).links else [])
 
 
 @pytest.mark.parametrize("kind", sorted(SECTIONS))
@@ -124,16 +127,12 @@ def test_every_i2c_address_named_is_a_board_setting_the_firmware_shares(kind: st
 
 
 @pytest.mark.parametrize("kind", sorted(SECTIONS))
-def test_every_part_of_the_board_is_in_the_parts_list_and_named_alike(kind: str) -> None:
-    board = boards.load(kind)
+def test_the_parts_list_is_the_boards_bill_of_materials(kind: str) -> None:
     parts = subsection(section(kind), "Parts")
-    listed = {cell for row in tables(parts)[0][1:] for cell in row[0].split(", ")}
-    assert {name for name, _ in board.parts} <= listed
+    printed = f"popdice bom --board {kind} --markdown"
+    assert as_markdown(bom.lines(kind)) in parts, f"stale: print it again with `{printed}`"
     wiring = {row[2] for row in wiring_tables(section(kind))[0]} - {"on the Pico"}
-    assert wiring <= listed
-    for name, about in board.parts:  # the part numbers the board module names, the same
-        for model in re.findall(r"\b[A-Z][A-Z0-9]*\d[A-Z0-9]*\b", f"{name} {about}"):
-            assert model in parts, f"{model} ({name}) is not in the parts list"
+    assert wiring <= {name for line in bom.lines(kind) for name in line.wired_as}
 
 
 def test_the_popper_figures_are_the_firmwares() -> None:
@@ -180,8 +179,8 @@ def test_safe_mode_is_the_button_the_board_reads_at_boot(kind: str, button: str)
     text = BUILD.read_text(encoding="utf-8")
     repl = text[text.index("## Safe mode and the REPL") :]
     assert f"{button} ({kind})" in repl
-    rows = tables(subsection(section(kind), "Parts"))[0]
-    assert any(button in row[0] and "held at power-up: safe mode" in row[2] for row in rows)
+    rows = [row for table in tables(subsection(section(kind), "Parts")) for row in table]
+    assert any(button in row[4] and "held at power-up: safe mode" in row[4] for row in rows)
 
 
 def test_the_micropython_releases_are_the_ones_the_tools_check() -> None:
