@@ -6,7 +6,9 @@ evaluation units, in three rows: left out, calibrated, shipped."""
 from __future__ import annotations
 
 import dataclasses
-from functools import cache
+import fcntl
+import os
+import pickle
 
 import pytest
 
@@ -37,16 +39,35 @@ FAMILIES = ("table", "springmass")
 FITS = 1 + len(FAMILIES) + len(FAMILIES) * TINY.units * len(POP_ON) * (1 + TINY.calibration_folds)
 
 
-@cache
-def tiny() -> tuple[list[FamilyData], list[FamilyRow], dict, list[str]]:
+Tiny = tuple[list[FamilyData], list[FamilyRow], dict, list[str]]
+
+
+def fit_tiny() -> Tiny:
     data = [make_family(name, TINY) for name in FAMILIES]
     steps: list[str] = []
     rows, everything = leave_one_out(data, steps.append, folds=TINY.calibration_folds)
     return data, rows, everything, steps
 
 
-def test_each_family_is_scored_with_fits_that_never_saw_it() -> None:
-    data, rows, everything, steps = tiny()
+@pytest.fixture(scope="session")
+def tiny_fits(tmp_path_factory: pytest.TempPathFactory) -> Tiny:
+    """The tiny plan's fits, made once for the whole run: the first of the test processes
+    to need them fits them (~40 s), and the others read what it kept."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the folder every worker's own folder is in
+    kept = shared / "crossfamily-tiny.pickle"
+    with open(shared / "crossfamily-tiny.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not kept.exists():
+            temporary = kept.with_suffix(".tmp")
+            temporary.write_bytes(pickle.dumps(fit_tiny()))
+            temporary.replace(kept)
+        return pickle.loads(kept.read_bytes())
+
+
+def test_each_family_is_scored_with_fits_that_never_saw_it(tiny_fits: Tiny) -> None:
+    data, rows, everything, steps = tiny_fits
     assert [row.name for row in rows] == list(FAMILIES)
     assert steps[-1] == f"fitted on every family ({FITS} of {FITS})"
     for row, own in zip(rows, data, strict=True):
@@ -65,8 +86,8 @@ def test_each_family_is_scored_with_fits_that_never_saw_it() -> None:
     assert everything["pop_on"] == "release"
 
 
-def test_the_shipped_row_is_the_built_in_settings() -> None:
-    data, rows, _everything, _steps = tiny()
+def test_the_shipped_row_is_the_built_in_settings(tiny_fits: Tiny) -> None:
+    data, rows, _everything, _steps = tiny_fits
     for row, own in zip(rows, data, strict=True):
         evaluation = [r for u in own.units for r in u.evaluation]
         shipped = tune_module.Tuner(evaluation).score(defaults())
@@ -74,9 +95,9 @@ def test_the_shipped_row_is_the_built_in_settings() -> None:
 
 
 def test_a_calibrated_unit_pops_on_the_mode_tune_chooses_for_its_minutes(
-    monkeypatch: pytest.MonkeyPatch,
+    tiny_fits: Tiny, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    data, rows, _everything, _steps = tiny()
+    data, rows, _everything, _steps = tiny_fits
     # tune refuses minutes this few; the bench does not: the choice is what is compared
     monkeypatch.setattr(tune_module, "check_enough", lambda _recordings, _where: None)
     for row, own in zip(rows, data, strict=True):
@@ -155,8 +176,8 @@ def test_a_benchs_unit_options_are_checked_before_anything_is_made() -> None:
     make_family("table", dataclasses.replace(chosen_plan, units=1, pool_units=0))
 
 
-def test_fits_in_worker_processes_give_the_same_figures() -> None:
-    data, here, everything_here, _steps = tiny()
+def test_fits_in_worker_processes_give_the_same_figures(tiny_fits: Tiny) -> None:
+    data, here, everything_here, _steps = tiny_fits
     steps: list[str] = []
     with worker_processes(2) as workers:
         there, everything_there = leave_one_out(
