@@ -33,7 +33,7 @@ examples:
 
 Every body lies flat on the bed the way it prints without supports (the lids and the
 popper's rim upside down), in millimetres, side by side along x. The dimensions, and what
-to buy for the case (screws, feet, buttons, the popper's dome), are in
+to buy for the case (screws, feet, the popper's dome), are in
 boards/<board>/case.json. Needs the case extra: pip install 'popdice[case]'.
 """
 
