@@ -32,14 +32,17 @@ from textual.widgets import Footer, Input, Static
 
 from ..devices.reattach import Back, DeviceWatch, Lost, WatchReport, port_of
 from ..errors import PopdiceError
+from . import lowdown_pick
 from .commands import HELP, parse
 from .devices import Hands
 from .dice_view import DiceView
 from .help import HelpScreen
 from .log_view import TableLog
+from .lowdown_pick import Pick
 from .lowdown_table import LowdownTable
-from .lowdown_view import LowdownView
+from .lowdown_view import BoardView, LowdownView, pick_bar
 from .names import literal
+from .pointing import Chip, PickBar
 from .popalotsy_table import PopalotsyTable
 from .referee import Refused
 from .ringer_table import RingerTable
@@ -96,6 +99,8 @@ class TableApp(App[None]):
         self.watches: dict[str, DeviceWatch] = {}
         self.avoid_ports = list(avoid_ports)
         """Ports a search for a lost device must never probe (other programs' devices)."""
+        self.pick: Pick | None = None
+        """Lowdown: who plays at the screen now by pointing, and what they chose so far."""
 
     def compose(self) -> ComposeResult:
         referee = self.session.referee
@@ -108,7 +113,10 @@ class TableApp(App[None]):
                 yield Static(id="scores", markup=False)
         yield TableLog(id="log")
         yield Input(placeholder="command (Enter)", id="command")
-        yield Static(HELP.get(referee.game, ""), id="help", markup=False)
+        if isinstance(referee, LowdownTable):
+            yield PickBar(id="pick")
+        else:
+            yield Static(HELP.get(referee.game, ""), id="help", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -171,7 +179,7 @@ class TableApp(App[None]):
             )
         )
         if isinstance(referee, LowdownTable):
-            self.screen_stack[0].query_one("#lowdown", LowdownView).show()
+            self.show_lowdown(referee)
             return
         dice_view = self.screen_stack[0].query_one("#dice", DiceView)
         if isinstance(referee, RingerTable):
@@ -180,6 +188,19 @@ class TableApp(App[None]):
             dice = [(die.color, die.number) for die in referee.dice]
             dice_view.show(dice, f"round {referee.round}")
         self.screen_stack[0].query_one("#scores", Static).update(self.scores_text())
+
+    def show_lowdown(self, table: LowdownTable) -> None:
+        """The boards, the pointing player's lit boxes, and the bar of their choices."""
+        pick = self.pick
+        if pick is not None and not lowdown_pick.ready(table):
+            pick = self.pick = None
+        lit = {} if pick is None else {pick.seat: lowdown_pick.boxes(table, pick)}
+        view = self.shown_widget("#lowdown", LowdownView)
+        bar = self.shown_widget("#pick", PickBar)
+        if view is None or bar is None:
+            return
+        view.show(lit)
+        bar.show(*pick_bar(table, pick))
 
     def scores_text(self) -> str:
         """The scores under a header, a line a player (their names as typed, see names.py)."""
@@ -238,6 +259,61 @@ class TableApp(App[None]):
             self.report(self.session.reroll(int(command.move["seat"])))
         else:
             self.report(self.session.move(command.move))
+
+    def on_board_view_pointed(self, message: BoardView.Pointed) -> None:
+        """A player points at their board (steps up to the screen) or at a box of it."""
+        table = self.session.referee
+        if not isinstance(table, LowdownTable) or not lowdown_pick.ready(table):
+            return
+        if self.pick is None or self.pick.seat != message.seat:
+            self.pick = Pick(message.seat)
+        elif message.box is not None:
+            if message.box in lowdown_pick.boxes(table, self.pick):
+                move = lowdown_pick.box_move(table, self.pick, message.box)
+                self.pick = Pick(message.seat)
+                self.report(self.session.move(move))
+                return
+            name = literal(table.players[message.seat])
+            lacking = lowdown_pick.needs(table, self.pick)
+            self.shout(
+                f"{name}: pick {lacking} first" if lacking else f"{name}: not that box",
+                severity="warning",
+            )
+        self.refresh_state()
+
+    def on_board_view_let_go(self, message: BoardView.LetGo) -> None:
+        """Esc: the dice chosen are let go, then the board."""
+        if self.pick is not None and self.pick != Pick(self.pick.seat):
+            self.pick = Pick(self.pick.seat)
+        else:
+            self.pick = None
+        self.refresh_state()
+
+    def on_chip_chosen(self, message: Chip.Chosen) -> None:
+        """A die, an action or a line to cross, chosen on the bar."""
+        table, pick = self.session.referee, self.pick
+        if not isinstance(table, LowdownTable) or pick is None:
+            return
+        kind, _, rest = message.key.partition(":")
+        if kind == "n":
+            self.pick = pick.toggled("number", int(rest))
+        elif kind == "c":
+            self.pick = pick.toggled("colour", int(rest))
+        elif kind == "a" and rest in (lowdown_pick.WILD, lowdown_pick.BLACKOUT):
+            mode = lowdown_pick.WRITE if pick.mode == rest else rest
+            self.pick = Pick(pick.seat, pick.number, pick.colour, mode)
+        elif kind == "a":
+            self.pick = Pick(pick.seat)
+            self.report(self.session.move(lowdown_pick.action_move(pick, rest)))
+            return
+        elif kind == "x":
+            grid, _, line = rest.partition(":")
+            cross = next(c for c in lowdown_pick.crossings(table, pick.seat)
+                         if (c.grid, c.line) == (grid, line))  # fmt: skip
+            self.pick = Pick(pick.seat)
+            self.report(self.session.move(lowdown_pick.cross_move(pick, cross)))
+            return
+        self.refresh_state()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.session.referee.game))

@@ -97,6 +97,11 @@ GAMES = {
             "pair; the table asks the handheld for the hidden pair when the others need it and "
             "checks it against its commitment. Then everyone else writes, crosses out what "
             "they like and says done.",
+            "Without typing: click your board (or Tab to it), pick a number die and a colour "
+            "die on the bar below, and click a lit box (marked >), or move to it with the "
+            "arrows and press Enter. Reveal, wild, blackout, skip, done and each line you may "
+            "cross out are on the bar when they are legal. Esc lets go. The commands below do "
+            "the same by typing.",
         ),
         rows=(
             ("write PLAYER NUMBER COLOUR BOX", "write ann 4 red ro 1 3", ""),

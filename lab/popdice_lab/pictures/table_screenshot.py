@@ -3,7 +3,9 @@
 The table app itself runs headless under Textual's pilot at the size it is built for, on
 the scripted popper and handheld (``scripted.py``), with a journal in a folder of its own;
 the game is played with the keys and commands players use (F2 pops the dome, F3 rolls the
-hidden dice, typed moves), one of them refused. Textual names the SVG's styles after a hash
+hidden dice, typed moves), one of them refused; then Bob steps up by clicking his board and
+picks his 4 and his green die on the bar, which lights the boxes they may go in. Textual
+names the SVG's styles after a hash
 of what it drew; that name is replaced by a fixed one, and the command line's cursor is
 kept from blinking, so the same game is the same bytes.
 """
@@ -19,6 +21,7 @@ from textual.widgets import Input
 
 from popdice.table.app import TableApp
 from popdice.table.journal import Journal
+from popdice.table.pointing import Chip
 from popdice.table.session import TableSession
 
 from .scripted import ScriptedHandheld, ScriptedPopper
@@ -34,7 +37,8 @@ POPS = [
     [{"number": 4}, {"number": 6}, {"color": "green"}, {"color": "orange"}],
 ]
 HIDDEN = [("purple", 3), ("yellow", 1)]
-# (key or command, ...) in the order the players act; commands are typed and entered.
+# (key or command, ...) in the order the players act; commands are typed and entered, a
+# board is clicked ("click:#board-1") and a chip of the bar chosen ("chip:n:0").
 PLAY = [
     "f2",
     "f3",
@@ -44,6 +48,9 @@ PLAY = [
     "f2",
     "f3",
     "write bob 4 green gy 1 2",
+    "click:#board-1",
+    "chip:n:0",
+    "chip:c:0",
 ]
 
 
@@ -55,7 +62,12 @@ async def play_and_shoot(journal: Journal) -> str:
         command = app.query_one("#command", Input)
         command.cursor_blink = False
         for step in PLAY:
-            if step.startswith("f"):
+            kind, _, what = step.partition(":")
+            if kind == "click":
+                await pilot.click(what, offset=(0, 0))
+            elif kind == "chip":
+                await pilot.click(next(c for c in app.query(Chip) if c.key == what))
+            elif step.startswith("f"):
                 await pilot.press(step)
             else:
                 command.value = step
