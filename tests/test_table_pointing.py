@@ -17,11 +17,13 @@ from popdice.games.lowdown.state import Place
 from popdice.table import lowdown_pick
 from popdice.table.app import TableApp
 from popdice.table.commands import parse
+from popdice.table.forms import forms_of
 from popdice.table.journal import Journal
 from popdice.table.lowdown_pick import Pick
 from popdice.table.lowdown_view import FIRST_BOX, GRID_COLUMNS, BoardView
 from popdice.table.pointing import Chip
 from popdice.table.referee import Move
+from popdice.table.session import TableSession
 
 
 def test_the_pick_offers_what_the_engine_would_take(journal: Journal) -> None:
@@ -158,3 +160,103 @@ def test_a_write_with_the_keyboard_and_a_box_refused_before_the_dice(journal: Jo
             assert app.pick is None
 
     asyncio.run(play_it())
+
+
+# --- Ringer and Popalotsy: what happened, told by pointing --------------------------------
+
+
+async def choose(pilot: Pilot[None], app: TableApp, *labels: str) -> None:
+    """Chooses the bar's chips by their labels, one after the other."""
+    for label in labels:
+        await pilot.click(chip(app, label=label))
+        await pilot.pause()
+
+
+async def count_to(pilot: Pilot[None], app: TableApp, target: int) -> None:
+    while app.counting != target:
+        await pilot.click(chip(app, key="count:+" if app.counting < target else "count:-"))
+        await pilot.pause()
+    await pilot.click(chip(app, key="count:ok"))
+    await pilot.pause()
+
+
+def test_a_ringer_game_by_clicks_alone(journal: Journal) -> None:
+    popper = FakePopper([4, 2, 6, 1])
+    session = TableSession.start(journal, "ringer", ["Ann", "Bob"], popper)
+
+    async def play() -> None:
+        app = TableApp(session, simulated=True)
+        async with app.run_test(size=SIZE) as pilot:
+            assert [c.key for c in app.query(Chip)] == ["f:rule", "f:end"]  # no die yet
+            await pilot.press("f2")
+            await wait_until(pilot, lambda: "die shows 4" in shown(app, "#status"))
+            await choose(pilot, app, "Ringer", "1 Ann")
+            assert "how many cards" in shown(app, "#hint")
+            await count_to(pilot, app, 3)
+            assert "Ann scores a Ringer on 4: 3 cards" in session.log[-1]
+            popper.press()
+            await wait_until(pilot, lambda: "die shows 2" in shown(app, "#status"))
+            await choose(pilot, app, "Reroll", "2 Bob")
+            assert popper.rerolls == [0]
+            await wait_until(pilot, lambda: "die shows 6" in shown(app, "#status"))
+            await choose(pilot, app, "rule", "green", "5", "yellow")
+            await pilot.press("escape")  # the last answer undone: the top card is pink
+            assert "the card it went on: its suit?" in shown(app, "#hint")
+            await choose(pilot, app, "pink", "3")
+            assert "not legal (not_matching)" in session.log[-1]
+            await choose(pilot, app, "Ringer", "2 Bob")
+            await count_to(pilot, app, 4)
+            await pilot.press("f2")
+            await wait_until(pilot, lambda: "die shows" in shown(app, "#status"))
+            await choose(pilot, app, "end")
+            await count_to(pilot, app, 2)
+            await count_to(pilot, app, 1)
+            assert "game over" in shown(app, "#status")
+
+    asyncio.run(play())
+    record = journal.game(session.game_id)
+    assert record.winners == ("Bob",) and record.scores == (1, 3)
+    assert not [e for e in journal.entries(session.game_id) if e.kind == "refused"]
+
+
+def test_a_popalotsy_game_by_clicks_alone(journal: Journal) -> None:
+    popper = FakePopper([3, 1, 1, 1, 1, 2, 2, 2, 2, 2])
+    session = TableSession.start(journal, "popalotsy", ["Ann", "Bob"], popper)
+
+    async def play() -> None:
+        app = TableApp(session)
+        async with app.run_test(size=SIZE) as pilot:
+            assert list(app.query(Chip)) == []  # nothing to tell before the pop
+            await pilot.press("f2")
+            await wait_until(pilot, lambda: "race!" in shown(app, "#status"))
+            await choose(pilot, app, "pile", "red 3")
+            await choose(pilot, app, "red", "4", "1 Ann", "another card")
+            await choose(pilot, app, "red", "5", "2 Bob", "another card")
+            assert "pile: red 4, red 5" in shown(app, "#hint")
+            await choose(pilot, app, "red", "4", "2 Bob", "that is the pile")
+            assert session.log[-1].startswith("pile on red 3: red 4 (Ann), red 5 (Bob)")
+            await choose(pilot, app, "check", "no one")
+            assert "Bob takes back the red 3 pile (red 4: not_higher)" in session.log[-1]
+            await pilot.press("f2")
+            await wait_until(pilot, lambda: "race!" in shown(app, "#status"))
+            for colour in ("red", "orange", "yellow", "green", "blue"):
+                await choose(pilot, app, "pile", f"{colour} 2", colour, "2", "1 Ann")
+                await choose(pilot, app, "that is the pile")
+            await choose(pilot, app, "check", "1 Ann")
+            assert "wins" in shown(app, "#scores")
+
+    asyncio.run(play())
+    assert journal.game(session.game_id).winners == ("Ann",)
+
+
+def test_each_form_makes_the_move_its_typed_command_makes(journal: Journal) -> None:
+    ringer = TableSession.start(journal, "ringer", ["Ann", "Bob"], FakePopper([4]))
+    ringer.press_dome()
+    forms = {f.key: f for f in forms_of(ringer.referee)}
+    assert forms["ringer"].move({"seat": 0, "cards": 3}) == parse(
+        "ringer ann 3", "ringer", ["Ann", "Bob"]).move  # fmt: skip
+    told = {"card_suit": "blue", "card_face": "reroll", "top_suit": "pink", "top_face": 3}
+    assert forms["rule"].move(told) == parse("rule blue-reroll on pink3", "ringer", ["A", "B"]).move
+    assert forms["end"].move({"hand0": 2, "hand1": 1}) == {"type": "end", "hands": [2, 1]}
+    assert forms["end"].ask({"hand0": 2}) is not None and forms["end"].ask(
+        {"hand0": 2, "hand1": 1}) is None  # fmt: skip

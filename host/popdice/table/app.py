@@ -33,16 +33,17 @@ from textual.widgets import Footer, Input, Static
 from ..devices.reattach import Back, DeviceWatch, Lost, WatchReport, port_of
 from ..errors import PopdiceError
 from . import lowdown_pick
-from .commands import HELP, parse
+from .commands import parse
 from .devices import Hands
 from .dice_view import DiceView
+from .forms import Answers, Form, forms_of
 from .help import HelpScreen
 from .log_view import TableLog
 from .lowdown_pick import Pick
 from .lowdown_table import LowdownTable
 from .lowdown_view import BoardView, LowdownView, pick_bar
 from .names import literal
-from .pointing import Chip, PickBar
+from .pointing import Chip, ChipSpec, PickBar
 from .popalotsy_table import PopalotsyTable
 from .referee import Refused
 from .ringer_table import RingerTable
@@ -80,6 +81,7 @@ class TableApp(App[None]):
         Binding("f4", "reveal_button", "REVEAL", priority=True),
         Binding("f5", "knock", "Knock", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("escape", "let_go", show=False),
     ]
 
     def __init__(
@@ -101,6 +103,10 @@ class TableApp(App[None]):
         """Ports a search for a lost device must never probe (other programs' devices)."""
         self.pick: Pick | None = None
         """Lowdown: who plays at the screen now by pointing, and what they chose so far."""
+        self.form: tuple[str, Answers] | None = None
+        """Ringer and Popalotsy: the move being told by pointing, and its answers so far."""
+        self.counting = 0
+        """The number shown while a form counts (the cards a Ringer won, a hand)."""
 
     def compose(self) -> ComposeResult:
         referee = self.session.referee
@@ -113,10 +119,7 @@ class TableApp(App[None]):
                 yield Static(id="scores", markup=False)
         yield TableLog(id="log")
         yield Input(placeholder="command (Enter)", id="command")
-        if isinstance(referee, LowdownTable):
-            yield PickBar(id="pick")
-        else:
-            yield Static(HELP.get(referee.game, ""), id="help", markup=False)
+        yield PickBar(id="pick")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -188,6 +191,45 @@ class TableApp(App[None]):
             dice = [(die.color, die.number) for die in referee.dice]
             dice_view.show(dice, f"round {referee.round}")
         self.screen_stack[0].query_one("#scores", Static).update(self.scores_text())
+        bar = self.shown_widget("#pick", PickBar)
+        if bar is not None:
+            bar.show(*self.form_bar())
+
+    def current_form(self) -> tuple[Form, Answers] | None:
+        """The form being answered, while it can still be played."""
+        if self.form is None:
+            return None
+        key, answers = self.form
+        found = next((f for f in forms_of(self.session.referee) if f.key == key), None)
+        if found is None:
+            self.form = None
+            return None
+        return found, answers
+
+    def form_bar(self) -> tuple[str, list[ChipSpec], str]:
+        """The bar for Ringer and Popalotsy: what can be told now, or the form's question."""
+        referee = self.session.referee
+        current = self.current_form()
+        if current is None:
+            chips = [ChipSpec(f"f:{f.key}", f.label, says=f.says) for f in forms_of(referee)]
+            hint = "choose what happened (or type it: F1)" if chips else referee.status()
+            return "", chips, hint
+        form, answers = current
+        ask = form.ask(answers)
+        if ask is None:
+            return form.label + ":", [], ""
+        if ask.count is not None:
+            chips = [
+                ChipSpec("count:-", "-", says="one fewer"),
+                ChipSpec("count:n", str(self.counting), chosen=True),
+                ChipSpec("count:+", "+", says="one more"),
+                ChipSpec("count:ok", "ok", says="that many"),
+            ]
+        else:
+            chips = [ChipSpec(f"v:{i}", choice.label) for i, choice in enumerate(ask.choices)]
+        chips.append(ChipSpec("back", "back", says="undo the last answer (Esc)"))
+        told = form.summary(answers)
+        return form.label + ":", chips, ask.prompt + (f" · {told}" if told else "")
 
     def show_lowdown(self, table: LowdownTable) -> None:
         """The boards, the pointing player's lit boxes, and the bar of their choices."""
@@ -292,7 +334,10 @@ class TableApp(App[None]):
     def on_chip_chosen(self, message: Chip.Chosen) -> None:
         """A die, an action or a line to cross, chosen on the bar."""
         table, pick = self.session.referee, self.pick
-        if not isinstance(table, LowdownTable) or pick is None:
+        if not isinstance(table, LowdownTable):
+            self.answer(message.key)
+            return
+        if pick is None:
             return
         kind, _, rest = message.key.partition(":")
         if kind == "n":
@@ -314,6 +359,66 @@ class TableApp(App[None]):
             self.report(self.session.move(lowdown_pick.cross_move(pick, cross)))
             return
         self.refresh_state()
+
+    def answer(self, key: str) -> None:
+        """A chip of a Ringer or Popalotsy form: start it, answer its question, or go back."""
+        kind, _, rest = key.partition(":")
+        if kind == "f":
+            self.form = (rest, {})
+            self.ask_next()
+            return
+        current = self.current_form()
+        if current is None:
+            return
+        form, answers = current
+        ask = form.ask(answers)
+        if kind == "back":
+            if answers:
+                answers.pop(list(answers)[-1])
+                self.ask_next()
+            else:
+                self.form = None
+                self.refresh_state()
+            return
+        if ask is None:
+            return
+        if kind == "v":
+            answers[ask.name] = ask.choices[int(rest)].value
+        elif kind == "count" and ask.count is not None:
+            low, high, _ = ask.count
+            if rest == "ok":
+                answers[ask.name] = self.counting
+            else:
+                step = {"-": -1, "+": 1}.get(rest, 0)
+                self.counting = max(low, min(high, self.counting + step))
+                self.refresh_state()
+                return
+        self.ask_next()
+
+    def ask_next(self) -> None:
+        """Plays the form once complete; otherwise shows its next question."""
+        current = self.current_form()
+        if current is None:
+            self.refresh_state()
+            return
+        form, answers = current
+        ask = form.ask(answers)
+        if ask is None:
+            self.form = None
+            move = form.move(answers)
+            if form.reroll:
+                self.report(self.session.reroll(int(move["seat"])))
+            else:
+                self.report(self.session.move(move))
+            return
+        if ask.count is not None:
+            self.counting = ask.count[2]
+        self.refresh_state()
+
+    def action_let_go(self) -> None:
+        """Esc: undo the last answer of a form, then let the form go."""
+        if self.form is not None:
+            self.answer("back")
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.session.referee.game))

@@ -63,6 +63,9 @@ GAMES = {
         prose=(
             "Press the dome for the first roll. When a card scores a Ringer, record it and who "
             "won how many cards; the die is rolled again.",
+            "Without typing: choose Ringer, Reroll, rule or end on the bar below and answer "
+            "its questions by choosing chips (Tab and Enter, or clicks); back or Esc undoes "
+            "the last answer. The commands below do the same by typing.",
         ),
         rows=(
             ("ringer PLAYER CARDS", "ringer ann 6", "Ann's Ringer won 6 cards"),
@@ -81,6 +84,8 @@ GAMES = {
         prose=(
             "Press the dome for the round's pop. At the check, enter each die's pile, bottom "
             "card first, with who played it, then check; the table rules on every pile.",
+            "Without typing: choose pile or check on the bar below and answer its questions "
+            "by choosing chips (Tab and Enter, or clicks); back or Esc undoes the last answer.",
         ),
         rows=(
             ("pile DIE CARD:PLAYER ...", "pile 1 red4:ann red5:bob", "die 1's pile"),
