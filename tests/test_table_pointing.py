@@ -11,6 +11,7 @@ import asyncio
 from table_support import FakeHandheld, FakePopper
 from test_table_app import SIZE, shown, wait_until
 from test_table_lowdown import PLAYERS, TURNS, game_handheld, game_popper, start, table
+from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from popdice.games.lowdown.state import Place
@@ -21,7 +22,7 @@ from popdice.table.forms import forms_of
 from popdice.table.journal import Journal
 from popdice.table.lowdown_pick import Pick
 from popdice.table.lowdown_view import FIRST_BOX, GRID_COLUMNS, BoardView
-from popdice.table.pointing import Chip
+from popdice.table.pointing import Chip, ChipSpec, PickBar
 from popdice.table.referee import Move
 from popdice.table.session import TableSession
 
@@ -260,3 +261,26 @@ def test_each_form_makes_the_move_its_typed_command_makes(journal: Journal) -> N
     assert forms["end"].move({"hand0": 2, "hand1": 1}) == {"type": "end", "hands": [2, 1]}
     assert forms["end"].ask({"hand0": 2}) is not None and forms["end"].ask(
         {"hand0": 2, "hand1": 1}) is None  # fmt: skip
+
+
+def test_a_row_of_chips_wider_than_the_screen_scrolls_to_the_one_with_the_keyboard() -> None:
+    class Bar(App[None]):
+        def compose(self) -> ComposeResult:
+            yield PickBar(id="pick")
+
+    async def look() -> None:
+        app = Bar()
+        async with app.run_test(size=(40, 5)) as pilot:
+            bar = app.query_one(PickBar)
+            bar.show("Dorothea:", [ChipSpec(f"x:{n}", f"cross gy r{n}") for n in range(9)], "")
+            await pilot.pause()
+            last = list(app.query(Chip))[-1]
+            assert last.region.x >= 40 or last.region.width == 0  # off the screen at first
+            last.focus()
+            await pilot.pause()
+            await pilot.pause()
+            assert last.region.x >= 0 and last.region.right <= 40, last.region
+            await pilot.press("enter")
+            await pilot.pause()
+
+    asyncio.run(look())

@@ -1,9 +1,10 @@
 """Widgets to play by pointing: a chip to click (or reach with Tab and press Enter), and the
 bar of chips for the player who is playing at the screen now.
 
-A chip posts ``Chip.Chosen`` with its key; the bar shows the chips it is given and keeps the
-keyboard on the chip that had it when it is shown anew, so a player moving with Tab and
-Enter does not lose their place.
+A chip posts ``Chip.Chosen`` with its key. The bar shows the chips it is given (a row wider
+than the screen scrolls to the chip that has the keyboard) and keeps the keyboard on the
+chip that had it when it is shown anew, so a player moving with Tab and Enter does not lose
+their place.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class PickBar(Vertical):
 
     DEFAULT_CSS = """
     PickBar { height: 2; }
-    PickBar #chips { height: 1; overflow: hidden hidden; }
+    PickBar #chips { height: 1; overflow-x: auto; overflow-y: hidden; scrollbar-size: 0 0; }
     PickBar #who { width: auto; padding-right: 1; text-style: bold; }
     PickBar #hint { height: 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
     """
