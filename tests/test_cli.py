@@ -215,7 +215,7 @@ def test_demo_in_a_terminal_starts_the_table_on_simulated_devices(monkeypatch):
 
     started: list[tuple[str, bool, str]] = []
 
-    def run_table(args, open_device) -> int:
+    def run_table(args, open_device, serve=None) -> int:
         started.append((args.game, args.sim, args.players))
         return 0
 

@@ -25,6 +25,7 @@ LAYERS = (
     ("popdice.case",),
     ("popdice.wiring", "popdice.traces"),
     ("popdice.sim", "popdice.table"),
+    ("popdice.phones",),
     ("popdice.cli", "popdice.hil"),
 )
 

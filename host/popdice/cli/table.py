@@ -17,7 +17,22 @@ from ..table.devices import Hands
 
 
 def add_table_arguments(parser: argparse.ArgumentParser) -> None:
-    table_cli.add_table_arguments(parser, open_board)
+    table_cli.add_table_arguments(parser, open_board, serve_phones)
+
+
+def serve_phones(
+    stack: ExitStack, session: Any, args: argparse.Namespace, hands: dict[str, Hands]
+) -> Any:
+    """``--serve``: the table with each player's board on their phone (``popdice.phones``),
+    which needs the phones extra."""
+    try:
+        from ..phones.cli import served_app
+    except ImportError as error:
+        raise PopdiceError(
+            f"--serve needs the phones extra ({error.name} is missing): "
+            "pip install 'popdice[phones]'"
+        ) from None
+    return served_app(stack, session, args, hands)
 
 
 HANDS_SEED_ENV = "POPDICE_SIM_SEED"

@@ -1,10 +1,11 @@
 """The ``popdice table`` and ``popdice history`` commands: parsers and what they run.
 
-``add_table_arguments(parser, open_device)`` and ``add_history_arguments(parser)`` give each
-its arguments and set ``run`` to a function taking the parsed arguments and returning the
-exit code. The table's devices come from ``open_device`` (``popdice.cli.table`` gives the
-command's: boards over USB, or simulated ones). Bad input raises a ``PopdiceError`` (one
-line).
+``add_table_arguments(parser, open_device, serve)`` and ``add_history_arguments(parser)``
+give each its arguments and set ``run`` to a function taking the parsed arguments and
+returning the exit code. The table's devices come from ``open_device`` (``popdice.cli.table``
+gives the command's: boards over USB, or simulated ones), and ``--serve``'s app with the
+phones from ``serve`` (``popdice.phones``, given by the same). Bad input raises a
+``PopdiceError`` (one line).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 import sys
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..console.columns import aligned
 from ..console.messages import quoted
@@ -27,15 +28,34 @@ from .journal import JOURNAL_FILE, MAX_GAME_ID, GameRecord, Journal, data_dir
 from .journal_rows import TABLE_GAMES, DamagedGame
 from .names import literal, name_problem
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .app import TableApp
+    from .session import TableSession
+
+    Serve = Callable[[ExitStack, TableSession, argparse.Namespace, dict[str, Hands]], TableApp]
+    """Makes the table's app with the phones served (``--serve``), entering the server into
+    the stack."""
+
 TABLE_EPILOG = """\
 examples:
   popdice table lowdown --players "Ann,Bob,Cy"    the popper and the handheld over USB
   popdice table ringer --players "Ann,Bob" --sim  a simulated popper, keys press its dome
   popdice table lowdown --players "Ann,Bob" --rule end_grids=1   a short game
   popdice table --resume                          go on with the last unfinished game
+  popdice table lowdown --players "Ann,Bob,Cy" --serve   each player's board on their phone
+
+Players move by pointing (click a board, pick dice, click a lit box; or Tab, the arrows,
+Enter and Esc) or by typing commands. With --serve (Lowdown, the phones extra: pip install
+'popdice[phones]') the laptop also serves each player's own board as a web page on the
+local network, at the address the laptop reaches its router by unless --address names
+another, and shows one QR code per player (F6): its address holds a random token of that
+player's, the only key to their page. Without --serve nothing listens.
 
 keys at the table: F1 help (every command, with examples) · F2 press the dome ·
-F3 ROLL and F4 REVEAL on the handheld · F5 knock the table · Ctrl+Q quit
+F3 ROLL and F4 REVEAL on the handheld · F5 knock the table · F6 the phones' QR codes ·
+Ctrl+Q quit
 """
 
 HISTORY_DESCRIPTION = """\
@@ -75,7 +95,15 @@ HANDHELD_GAMES = ("lowdown",)
 """The games with secret dice: the table opens the handheld too."""
 
 
-def add_table_arguments(parser: argparse.ArgumentParser, open_device: OpenDevice) -> None:
+def port_number(text: str) -> int:
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= 65535:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, not {shown(text)}")
+
+
+def add_table_arguments(
+    parser: argparse.ArgumentParser, open_device: OpenDevice, serve: Serve | None = None
+) -> None:
     parser.description = (
         "Finds the popper (and for Lowdown the handheld) over USB, or starts "
         "simulated ones with --sim, or when none is plugged in, and says so; then runs the "
@@ -95,7 +123,22 @@ def add_table_arguments(parser: argparse.ArgumentParser, open_device: OpenDevice
         help="Lowdown: change a rule setting, e.g. end_grids=1 for a short game (repeatable)",
     )
     parser.add_argument("--resume", action="store_true", help="resume the last unfinished game")
-    parser.set_defaults(run=functools.partial(run_table, open_device=open_device))
+    if serve is not None:
+        parser.add_argument(
+            "--serve",
+            action="store_true",
+            help="Lowdown: serve each player's board to their phone (QR codes: F6)",
+        )
+        parser.add_argument(
+            "--address",
+            metavar="ADDRESS",
+            help="where --serve listens (default: the address the laptop reaches its "
+            "router by, which phones on the same network reach)",
+        )
+        parser.add_argument(
+            "--port", type=port_number, default=8765, help="--serve's port (default: 8765)"
+        )
+    parser.set_defaults(run=functools.partial(run_table, open_device=open_device, serve=serve))
 
 
 def add_history_arguments(parser: argparse.ArgumentParser) -> None:
@@ -278,7 +321,7 @@ def history_row(game: Listed) -> list[str]:
     return [str(record.id), started, record.game, state_cell(game), players, winners, scores]
 
 
-def run_table(args: argparse.Namespace, open_device: OpenDevice) -> int:
+def run_table(args: argparse.Namespace, open_device: OpenDevice, serve: Serve | None = None) -> int:
     from .app import TableApp
     from .lock import GameLock
     from .referee import Refused
@@ -327,7 +370,10 @@ def run_table(args: argparse.Namespace, open_device: OpenDevice) -> int:
             except Refused as refusal:
                 raise PopdiceError(refusal.detail) from None
             stack.enter_context(GameLock(journal, session.game_id))
-        app = TableApp(session, simulated=bool(hands), hands=hands)
+        if serve is not None and getattr(args, "serve", False):
+            app = serve(stack, session, args, hands)
+        else:
+            app = TableApp(session, simulated=bool(hands), hands=hands)
         app.run()
         for client in (session.popper, session.handheld):  # clients of devices found again
             if client is not None and client not in (popper, handheld):

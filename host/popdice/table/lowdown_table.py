@@ -404,6 +404,17 @@ class LowdownTable(Referee):
     def winners(self) -> list[int]:
         return self.state.winners()
 
+    def role(self, seat: int) -> str:
+        """What ``seat`` is to do or is this turn, in a word or two: ``wins`` (the game over),
+        ``to write``, ``to cross`` or ``done`` (everyone writes), ``hidden`` (holds the
+        handheld, while the active player chooses), or nothing."""
+        state = self.state
+        if self.over:
+            return "wins" if seat in self.winners() else ""
+        if state.step is Step.WRITE:
+            return "done" if state.done[seat] else ("to cross" if state.wrote[seat] else "to write")
+        return "hidden" if seat == state.roller else ""
+
     def status(self) -> str:
         state = self.state
         active, roller = self.players[state.active], self.players[state.roller]

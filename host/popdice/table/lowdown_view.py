@@ -71,13 +71,7 @@ def board_text(
     layout = state.layouts[seat]
     text = Text()
     active = seat == state.active and not table.over
-    role = ""
-    if table.over:
-        role = "wins" if seat in table.winners() else ""
-    elif state.step is Step.WRITE:
-        role = "done" if state.done[seat] else ("to cross" if state.wrote[seat] else "to write")
-    elif seat == state.roller:
-        role = "hidden"
+    role = table.role(seat)
     text.append("▶ " if active else "  ", style="bold yellow")
     text.append(name_cell(table.players[seat], 10), style="bold" if active else "")
     text.append(f"{state.scores()[seat]:>4} pts wild {sheet.wilds}/{state.data.wild_boxes} ")

@@ -1,0 +1,173 @@
+"""The phones' web server (Starlette): each player's page, and one websocket a page for its
+updates and its moves.
+
+- ``GET /p/TOKEN``: the page (plain HTML, CSS and a small script from ``page/``, nothing
+  fetched from elsewhere); a token that is no player's gets 403, and so does its websocket.
+- ``/ws/TOKEN``: the server sends the player's page as JSON at once and after every change
+  of the game; the page sends moves, each at most ``Limits.message`` bytes and at most
+  ``Limits.per_second`` a second on average (a burst of ``Limits.burst``); a page that sends
+  more is told why and closed. At most ``Limits.pages_per_player`` pages a player and
+  ``Limits.pages`` in all are open at once. A move plays for the token's player only.
+Every response forbids caching and referrers (the token is in the address) and limits the
+page to its own server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .host import TableHost
+from .tokens import Tokens
+
+HEADERS = {
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+    "connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'",
+}
+FILES = {"app.js": "text/javascript", "app.css": "text/css"}
+FORBIDDEN = "this page is not yours: ask for your own QR code\n"
+
+
+@dataclass(frozen=True)
+class Limits:
+    message: int = 4096
+    per_second: float = 5.0
+    burst: int = 20
+    pages_per_player: int = 3
+    pages: int = 24
+
+
+def _file(name: str) -> bytes:
+    return resources.files("popdice.phones").joinpath("page").joinpath(name).read_bytes()
+
+
+class Hub:
+    """The open pages, and word to each when the game changes (from any thread)."""
+
+    def __init__(self) -> None:
+        self.pages: dict[int, set[asyncio.Event]] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def count(self, seat: int | None = None) -> int:
+        if seat is None:
+            return sum(len(events) for events in self.pages.values())
+        return len(self.pages.get(seat, ()))
+
+    def changed(self) -> None:
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        for events in list(self.pages.values()):
+            for event in list(events):
+                loop.call_soon_threadsafe(event.set)
+
+
+def make_app(host: TableHost, tokens: Tokens, limits: Limits | None = None) -> Starlette:
+    """The server's app for ``host``'s game, its pages bound to ``tokens``."""
+    limits = limits or Limits()
+    hub = Hub()
+    host.listeners.append(hub.changed)
+
+    async def page(request: Request) -> Response:
+        if tokens.seat_of(str(request.path_params["token"])) is None:
+            return PlainTextResponse(FORBIDDEN, status_code=403, headers=HEADERS)
+        return Response(_file("index.html"), media_type="text/html", headers=HEADERS)
+
+    async def static(request: Request) -> Response:
+        name = str(request.path_params["name"])
+        if name not in FILES:
+            return PlainTextResponse("no such file\n", status_code=404, headers=HEADERS)
+        return Response(_file(name), media_type=FILES[name], headers=HEADERS)
+
+    async def socket(websocket: WebSocket) -> None:
+        seat = tokens.seat_of(str(websocket.path_params["token"]))
+        if seat is None:
+            await websocket.close(code=4403, reason="not a player's page")
+            return
+        if hub.count(seat) >= limits.pages_per_player or hub.count() >= limits.pages:
+            await websocket.close(code=4429, reason="too many pages open")
+            return
+        hub.loop = asyncio.get_running_loop()
+        await websocket.accept()
+        event = asyncio.Event()
+        hub.pages.setdefault(seat, set()).add(event)
+        try:
+            await _serve(websocket, host, seat, event, limits)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            hub.pages[seat].discard(event)
+
+    return Starlette(
+        routes=[
+            Route("/p/{token}", page),
+            Route("/static/{name}", static),
+            WebSocketRoute("/ws/{token}", socket),
+        ]
+    )
+
+
+async def _send_page(websocket: WebSocket, host: TableHost, seat: int, extra: Any = None) -> None:
+    shown = await anyio.to_thread.run_sync(host.page, seat)
+    message: dict[str, Any] = {"page": shown}
+    if extra is not None:
+        message["reply"] = extra
+    await websocket.send_text(json.dumps(message))
+
+
+async def _serve(
+    websocket: WebSocket, host: TableHost, seat: int, event: asyncio.Event, limits: Limits
+) -> None:
+    """One page: its updates and its moves, until it goes or breaks a limit."""
+    await _send_page(websocket, host, seat)
+
+    async def updates() -> None:
+        while True:
+            await event.wait()
+            event.clear()
+            await _send_page(websocket, host, seat)
+
+    sender = asyncio.create_task(updates())
+    allowance, last = float(limits.burst), time.monotonic()
+    try:
+        while True:
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(received.get("code", 1000))
+            text = received.get("text")
+            if not isinstance(text, str):
+                await websocket.close(code=4400, reason="moves are JSON text")
+                return
+            now = time.monotonic()
+            allowance = min(limits.burst, allowance + (now - last) * limits.per_second)
+            last = now
+            if allowance < 1:
+                await websocket.close(code=4429, reason="too many messages: slow down")
+                return
+            allowance -= 1
+            if len(text.encode()) > limits.message:
+                await websocket.close(code=4413, reason="a message too large")
+                return
+            try:
+                message = json.loads(text)
+            except ValueError:
+                message = None
+            reply = await anyio.to_thread.run_sync(host.play, seat, message)
+            await websocket.send_text(json.dumps({"reply": reply}))
+    finally:
+        sender.cancel()

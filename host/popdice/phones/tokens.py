@@ -1,0 +1,60 @@
+"""Each player's token for a game: 192 random bits, the only key to their page.
+
+The tokens are kept beside the journal (``phones/GAME.json``, readable by its owner only),
+so a game resumed with ``--resume`` keeps them and the phones reconnect by themselves. A
+token is compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import secrets
+from pathlib import Path
+
+from ..errors import PopdiceError
+from ..files import read_limited
+
+TOKEN_BYTES = 24
+TOKENS_LIMIT = 64 * 1024
+
+
+class Tokens:
+    """The tokens of one game's seats, made once and kept."""
+
+    def __init__(self, by_seat: list[str]) -> None:
+        self.by_seat = list(by_seat)
+
+    @classmethod
+    def for_game(cls, folder: Path, game_id: int, seats: int) -> Tokens:
+        """The game's tokens from ``folder``, made (and kept there) the first time."""
+        path = folder / "phones" / f"{game_id}.json"
+        if path.is_file():
+            try:
+                kept = json.loads(read_limited(str(path), TOKENS_LIMIT, "phone tokens"))
+            except (OSError, ValueError) as error:
+                raise PopdiceError(
+                    f"the phones' tokens in {path} cannot be read: {error}"
+                ) from None
+            if (
+                isinstance(kept, list)
+                and len(kept) == seats
+                and all(isinstance(t, str) and len(t) >= 22 for t in kept)
+            ):
+                return cls(kept)
+            raise PopdiceError(f"the phones' tokens in {path} are not this game's")
+        made = cls([secrets.token_urlsafe(TOKEN_BYTES) for _ in range(seats)])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(made.by_seat, out)
+        return made
+
+    def seat_of(self, token: str) -> int | None:
+        """The seat whose token ``token`` is, or None."""
+        found = None
+        for seat, known in enumerate(self.by_seat):
+            if hmac.compare_digest(known.encode(), token.encode()):
+                found = seat
+        return found

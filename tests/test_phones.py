@@ -1,0 +1,271 @@
+"""Phones as private boards (``popdice table lowdown --serve``), below the browser: each
+player's page and websocket bound to a random token of theirs (kept for a resumed game), a
+wrong token refused with 403, a move playing for the token's player only, through the same
+referee and journal; the hidden pair in no page before its reveal; and every limit: a
+message's size, the messages a second, the pages open at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the phones extra is not installed")
+
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+from table_support import FakeHandheld, FakePopper
+from test_table_lowdown import game_handheld, game_popper, start, table
+
+from popdice.errors import PopdiceError
+from popdice.phones.host import TableHost
+from popdice.phones.server import Limits, make_app
+from popdice.phones.tokens import Tokens
+from popdice.table.journal import Journal
+from popdice.table.session import TableSession
+
+
+def served(
+    journal: Journal, session: TableSession, limits: Limits | None = None
+) -> tuple[TestClient, Tokens, TableHost]:
+    tokens = Tokens.for_game(journal.path.parent, session.game_id, len(session.referee.players))
+    host = TableHost(session)
+    return TestClient(make_app(host, tokens, limits)), tokens, host
+
+
+def test_tokens_are_random_kept_for_the_game_and_private(journal: Journal) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    tokens = Tokens.for_game(journal.path.parent, session.game_id, 2)
+    assert len(set(tokens.by_seat)) == 2
+    assert all(len(token) * 6 >= 128 for token in tokens.by_seat)  # base64: 6 bits a character
+    kept = journal.path.parent / "phones" / f"{session.game_id}.json"
+    assert stat.S_IMODE(os.stat(kept).st_mode) == 0o600
+    again = Tokens.for_game(journal.path.parent, session.game_id, 2)  # the game resumed
+    assert again.by_seat == tokens.by_seat
+    assert tokens.seat_of(tokens.by_seat[1]) == 1 and tokens.seat_of("guess") is None
+    kept.write_text("[1]")
+    with pytest.raises(PopdiceError, match="are not this game's"):
+        Tokens.for_game(journal.path.parent, session.game_id, 2)
+
+
+def test_a_wrong_token_gets_403_and_no_socket(journal: Journal) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    client, tokens, _ = served(journal, session)
+    page = client.get(f"/p/{tokens.by_seat[0]}")
+    assert page.status_code == 200 and "<title>PopDice" in page.text
+    assert page.headers["referrer-policy"] == "no-referrer"
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/../tokens.py").status_code == 404
+    wrong = tokens.by_seat[0][:-1] + ("A" if tokens.by_seat[0][-1] != "A" else "B")
+    refused = client.get(f"/p/{wrong}")
+    assert refused.status_code == 403 and tokens.by_seat[0] not in refused.text
+    with (
+        pytest.raises(WebSocketDisconnect) as closed,
+        client.websocket_connect(f"/ws/{wrong}") as ws,
+    ):
+        ws.receive_json()
+    assert closed.value.code == 4403
+
+
+def receive_page(ws: Any) -> dict[str, Any]:
+    while True:
+        message = ws.receive_json()
+        if "page" in message:
+            return message["page"]
+
+
+def reply_to(ws: Any, move: dict[str, Any]) -> dict[str, Any]:
+    ws.send_json(move)
+    while True:
+        message = ws.receive_json()
+        if "reply" in message and "page" not in message:
+            return message["reply"]
+
+
+def test_two_phones_play_a_turn_each_for_their_own_player_only(journal: Journal) -> None:
+    handheld = game_handheld()
+    session = start(journal, game_popper(), handheld)
+    client, tokens, host = served(journal, session)
+    session.press_dome()
+    session.roll_hidden()
+    secret = handheld.current
+    assert secret is not None
+    with (
+        client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as ann,
+        client.websocket_connect(f"/ws/{tokens.by_seat[1]}") as bob,
+    ):
+        pages = [receive_page(ann), receive_page(bob)]
+        for page in pages:  # before the reveal: nothing of the hidden pair anywhere
+            text = json.dumps(page)
+            assert page["dice"]["hidden"] is None and page["dice"]["hidden_rolled"]
+            assert secret.nonce not in text
+        assert pages[0]["mine"]["numbers"] == [1, 6] and pages[1]["mine"]["numbers"] == []
+        grid = pages[0]["grids"][0]["name"]
+        assert [grid, 0, 0] in pages[0]["mine"]["pairs"]["0,0"]  # the 1 with red: box 1,1
+        early = reply_to(bob, {"kind": "action", "action": "done", "seat": 0})
+        assert not early["accepted"] and "(not_your_turn)" in early["text"]
+        wrote = reply_to(ann, {"kind": "box", "mode": "write", "number": 0, "colour": 0,
+                               "box": [grid, 0, 0]})  # fmt: skip
+        assert wrote["accepted"], wrote
+        bobs = receive_page(bob)
+        while bobs["dice"]["hidden"] is None:
+            bobs = receive_page(bob)
+        assert bobs["dice"]["hidden"] == ["red", 1]  # public once revealed
+        assert bobs["mine"]["numbers"]  # the dice Ann left
+        wrote = reply_to(bob, {"kind": "box", "mode": "write", "number": 1, "colour": 1,
+                               "box": [grid, 0, 0]})  # fmt: skip
+        assert wrote["accepted"], wrote
+    referee = table(session)
+    assert referee.state.turns == 2
+    moves = [e.data["move"] for e in journal.entries(session.game_id) if e.kind == "move"]
+    assert [(m["type"], m["seat"]) for m in moves] == [("write", 0), ("write", 1)]
+    assert host.table is referee
+
+
+def test_a_page_opened_again_mid_turn_shows_the_game_as_it_is(journal: Journal) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    client, tokens, _ = served(journal, session)
+    session.press_dome()
+    with client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as first:
+        assert receive_page(first)["dice"]["numbers"] == [1, 6]
+    session.roll_hidden()
+    with client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as again:  # the phone reloads
+        page = receive_page(again)
+        assert page["dice"]["hidden_rolled"] and page["mine"]["numbers"] == [1, 6]
+
+
+def test_bad_messages_are_answered_and_limits_close_the_page(journal: Journal) -> None:
+    session = start(journal, FakePopper([4, 2], colours=["red", "blue"]), FakeHandheld())
+    limits = Limits(message=512, per_second=1.0, burst=4, pages_per_player=2, pages=3)
+    client, tokens, _ = served(journal, session, limits)
+    with client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as ws:
+        receive_page(ws)
+        assert "(bad_message)" in reply_to(ws, {"kind": "jump"})["text"]
+        ws.send_text("not json")
+        assert "(bad_message)" in ws.receive_json()["reply"]["text"]
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.send_text("x" * 600)
+            ws.receive_json()
+        assert closed.value.code == 4413
+    with client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as ws:
+        receive_page(ws)
+        with pytest.raises(WebSocketDisconnect) as closed:
+            for _ in range(10):
+                ws.send_json({"kind": "jump"})
+            while True:
+                ws.receive_json()
+        assert closed.value.code == 4429
+    with (
+        client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as one,
+        client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as two,
+    ):
+        receive_page(one)
+        receive_page(two)
+        with (
+            pytest.raises(WebSocketDisconnect) as closed,
+            client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as three,
+        ):
+            three.receive_json()
+        assert closed.value.code == 4429
+
+
+def test_only_lowdown_is_served(journal: Journal) -> None:
+    session = TableSession.start(journal, "ringer", ["Ann", "Bob"], FakePopper([4]))
+    with pytest.raises(Exception, match="Lowdown only"):
+        TableHost(session)
+
+
+def test_the_page_is_plain_files_with_nothing_from_elsewhere() -> None:
+    page = Path(__file__).resolve().parent.parent / "host/popdice/phones/page"
+    for name in ("index.html", "app.js", "app.css"):
+        text = (page / name).read_text()
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text
+
+
+def test_serve_refuses_other_games_and_a_port_in_use_in_one_line(
+    journal: Journal, tmp_path: Path
+) -> None:
+    import argparse
+    import socket
+    from contextlib import ExitStack
+
+    from popdice.cli.table import serve_phones
+    from popdice.phones.run import PhoneServer
+
+    ringer = TableSession.start(journal, "ringer", ["Ann", "Bob"], FakePopper([4]))
+    args = argparse.Namespace(address="127.0.0.1", port=8765)
+    with ExitStack() as stack, pytest.raises(PopdiceError, match="--serve is for Lowdown"):
+        serve_phones(stack, ringer, args, {})
+    session = start(journal, game_popper(), game_handheld())
+    tokens = Tokens.for_game(journal.path.parent, session.game_id, 2)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(PopdiceError) as refused:
+            PhoneServer(TableHost(session), tokens, "127.0.0.1", port)
+    assert str(refused.value).startswith(f"cannot serve the phones at 127.0.0.1:{port}: ")
+    assert "\n" not in str(refused.value)
+
+
+def test_the_laptop_shows_each_players_qr_code_of_their_page() -> None:
+    import segno  # noqa: F401 - the extra is there
+
+    from popdice.phones.qr import qr_text
+
+    url = "http://192.168.1.20:8765/p/" + "x" * 32
+    text = qr_text(url)
+    lines = text.plain.splitlines()
+    assert len(lines) >= 15 and all(set(line) == {"▀"} for line in lines)
+    assert len({len(line) for line in lines}) == 1  # square: every line as wide
+
+
+def test_the_served_table_shows_the_qr_codes_and_plays_a_phones_move_on_its_thread(
+    journal: Journal,
+) -> None:
+    import asyncio
+    import threading
+
+    from test_table_app import SIZE, wait_until
+
+    from popdice.phones.app import ServedTableApp
+    from popdice.phones.screen import PhonesScreen
+    from popdice.table import lowdown_pick
+    from popdice.table.lowdown_pick import Pick
+
+    session = start(journal, game_popper(), game_handheld())
+    urls = ["http://192.0.2.7:8765/p/" + "a" * 32, "http://192.0.2.7:8765/p/" + "b" * 32]
+    heard: list[int] = []
+
+    async def play() -> None:
+        app = ServedTableApp(session, urls=urls)
+        app.host.listeners.append(lambda: heard.append(1))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, PhonesScreen)
+            assert urls[0] in str(app.screen.query_one("#url").render())
+            await pilot.press("right")
+            assert urls[1] in str(app.screen.query_one("#url").render())
+            await pilot.press("escape")
+            await pilot.press("f2", "f3")
+            referee = table(session)
+            await wait_until(pilot, lambda: referee.dice_in and referee.commitment is not None)
+            box = sorted(lowdown_pick.boxes(referee, Pick(0, 0, 0)))[0]
+            message = {"kind": "box", "mode": "write", "number": 0, "colour": 0, "box": list(box)}
+            reply: dict[str, Any] = {}
+            phone = threading.Thread(target=lambda: reply.update(app.host.play(0, message)))
+            phone.start()  # as the server's thread does: the move waits for the app's thread
+            await wait_until(pilot, lambda: bool(reply))
+            phone.join()
+            assert reply["accepted"], reply
+            assert "Ann writes 1 (red)" in "\n".join(session.log)
+            assert heard  # the phones were told
+            await pilot.press("f6")
+            assert isinstance(app.screen, PhonesScreen)
+
+    asyncio.run(play())
