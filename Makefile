@@ -18,7 +18,7 @@ PYTEST_ARGS ?=
 PYTEST_WORKERS ?= 3
 RP2040_WORKERS ?= 2
 
-.PHONY: all demo test lint typecheck compile pytest pytest-rp2040 bench bench-cli bench-lookalike pictures clean venv
+.PHONY: all demo test lint typecheck compile browser pytest pytest-rp2040 bench bench-cli bench-lookalike pictures clean venv
 
 all: test
 
@@ -57,7 +57,16 @@ typecheck: $(READY)
 compile: $(READY)
 	$(BIN)/python -m popdice.deploy.files --check
 
-pytest: $(READY)
+# The phones' pages are tested in Debian's Chromium, driven by Playwright (no browser is
+# downloaded from elsewhere). As root with apt, this installs it when it is missing; else
+# the browser tests are skipped, saying why (CI sets POPDICE_REQUIRE_BROWSER=1: a failure).
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@test -x $(CHROMIUM) || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		apt-get install -y -q chromium >/dev/null; } || \
+		echo "no Chromium at $(CHROMIUM): the browser tests will be skipped"
+
+pytest: $(READY) browser
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # The device tests that matter most, again on MicroPython's own Pico image in an emulated
