@@ -167,3 +167,63 @@ def test_a_wrong_token_is_refused_in_the_browser(browser: Browser, game: Game) -
     response = page.goto(game.server.url(0)[:-4] + "AAAA")
     assert response is not None and response.status == 403
     assert "this page is not yours" in page.content()
+
+
+def tap(page: Page, move: dict[str, Any]) -> None:
+    """Plays a typed command's ``move`` on its player's phone, by taps alone."""
+    kind = move["type"]
+    if kind in ("reveal", "done", "skip"):
+        page.get_by_role("button", name=f"{kind}:").click()
+        return
+    if kind == "cross":
+        label = f"{grid_short(move['grid'])} {move['line'][0]}{int(move['line'][1:]) + 1}"
+        page.get_by_role("button", name=f"cross out {label}").click()
+        return
+    if kind == "wild":
+        page.get_by_role("button", name="wild:").click()
+    page.get_by_role("button", name=f"number die {move['number']}").first.click()
+    if move.get("color") is not None:
+        page.get_by_role("button", name=f"colour die {move['color']}").first.click()
+    where = f"{grid_short(move['grid'])} row {move['row'] + 1} column {move['col'] + 1}:"
+    page.locator(f'button.lit[aria-label^="{where}"]').click()
+
+
+def test_a_whole_game_played_on_the_phones(browser: Browser, journal: Journal) -> None:
+    from test_table_lowdown import PLAYERS as TWO
+    from test_table_lowdown import TURNS, game_handheld, game_popper, start
+
+    from popdice.table.commands import parse
+
+    session = start(journal, game_popper(), game_handheld())
+    tokens = Tokens.for_game(journal.path.parent, session.game_id, 2)
+    host = TableHost(session)
+    with PhoneServer(host, tokens, "127.0.0.1", 0) as server:
+        phones = [browser.new_page() for _ in TWO]
+        for seat, phone in enumerate(phones):
+            phone.goto(server.url(seat))
+        for turn in TURNS:
+            host._run(lambda: (session.press_dome(), session.roll_hidden()))
+            host.changed()
+            for text in turn:
+                move = parse(text, "lowdown", TWO).move
+                seat = move.get("seat", table_of(session).state.active)
+                before = len(session.log)
+                phones[seat].get_by_text(f"turn {table_of(session).state.turns} ·").first.wait_for()
+                tap(phones[seat], move)
+                wait_for(lambda before=before: len(session.log) > before)
+                assert not session.log[-1].startswith("refused"), session.log[-1]
+        phones[0].get_by_text("game over").first.wait_for()
+    assert table_of(session).over and journal.game(session.game_id).winners == ("Ann",)
+
+
+def table_of(session: TableSession) -> Any:
+    return session.referee
+
+
+def wait_for(ready: Any, timeout: float = 10) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not ready():
+        assert time.monotonic() < deadline, "the phone's move did not arrive"
+        time.sleep(0.02)

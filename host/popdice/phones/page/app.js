@@ -27,7 +27,10 @@ function connect() {
   socket.onopen = () => { wait = 500; };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
-    if (message.reply) $("reply").textContent = message.reply.accepted ? "" : message.reply.text;
+    if (message.reply) {
+      $("reply").textContent = message.reply.accepted ? "" : message.reply.text;
+      if (message.reply.accepted) pick = { number: null, colour: null, mode: "write" };
+    }
     if (message.page) { page = message.page; keepPick(); draw(); }
   };
   socket.onclose = (event) => {
