@@ -249,6 +249,9 @@ def test_the_served_table_shows_the_qr_codes_and_plays_a_phones_move_on_its_thre
             await pilot.pause()
             assert isinstance(app.screen, PhonesScreen)
             assert urls[0] in str(app.screen.query_one("#url").render())
+            code = app.screen.query_one("#code").region  # drawn whole, on the screen
+            assert code.height >= 15 and code.width >= 29 and code.right <= SIZE[0]
+            assert code.bottom <= SIZE[1]
             await pilot.press("right")
             assert urls[1] in str(app.screen.query_one("#url").render())
             await pilot.press("escape")

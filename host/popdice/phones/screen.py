@@ -17,6 +17,7 @@ class PhonesScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     PhonesScreen { align: center middle; }
     PhonesScreen #phone { width: auto; height: auto; background: $panel; padding: 0 1; }
+    PhonesScreen Static { width: auto; height: auto; }
     PhonesScreen #who { text-style: bold; }
     """
     BINDINGS = [

@@ -23,8 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m popdice_lab.pictures",
         description="Draws the README's pictures (LED dice, fairness, the detector, the "
-        "table, the handheld's screens, the wiring, the printed cases) from the project's own "
-        "code.",
+        "table, the handheld's screens, the wiring, the printed cases, the phones) from the "
+        "project's own code.",
     )
     parser.add_argument(
         "--out", type=Path, default=Path("docs/images"), help="the folder (docs/images)"
