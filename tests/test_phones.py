@@ -272,3 +272,19 @@ def test_the_served_table_shows_the_qr_codes_and_plays_a_phones_move_on_its_thre
             assert isinstance(app.screen, PhonesScreen)
 
     asyncio.run(play())
+
+
+def test_a_page_of_a_table_that_has_closed_is_told_so(journal: Journal) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    tokens = Tokens.for_game(journal.path.parent, session.game_id, 2)
+
+    def closed(function: Any) -> Any:
+        raise PopdiceError("the table has closed")
+
+    client = TestClient(make_app(TableHost(session, run=closed), tokens))
+    with (
+        pytest.raises(WebSocketDisconnect) as ended,
+        client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as ws,
+    ):
+        ws.receive_json()
+    assert ended.value.code == 1011

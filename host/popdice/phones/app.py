@@ -9,6 +9,7 @@ from typing import Any
 
 from textual.binding import Binding
 
+from ..errors import PopdiceError
 from ..table.app import TableApp
 from ..table.session import Outcome
 from .host import TableHost
@@ -25,7 +26,10 @@ class ServedTableApp(TableApp):
 
     def run_here(self, function: Callable[[], Any]) -> Any:
         """``function``'s result, run on the app's thread (the server calls from its own)."""
-        return self.call_from_thread(function)
+        try:
+            return self.call_from_thread(function)
+        except RuntimeError:  # the app has ended: its pages are closed
+            raise PopdiceError("the table has closed") from None
 
     def report(self, outcome: Outcome | None) -> None:
         super().report(outcome)

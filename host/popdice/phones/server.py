@@ -28,6 +28,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..errors import PopdiceError
 from .host import TableHost
 from .tokens import Tokens
 
@@ -110,6 +111,8 @@ def make_app(host: TableHost, tokens: Tokens, limits: Limits | None = None) -> S
             await _serve(websocket, host, seat, event, limits)
         except WebSocketDisconnect:
             pass
+        except PopdiceError as error:  # the table has closed under the page
+            await websocket.close(code=1011, reason=str(error))
         finally:
             hub.pages[seat].discard(event)
 
