@@ -15,6 +15,8 @@ EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 PYTEST_ARGS ?=
 # Most device tests wait on a simulated board's real time, so three workers keep two cores
 # busy; the emulated Pico is all CPU, so it gets one worker a core. 0 runs in one process.
+# An idle worker takes queued tests from a busy one (--dist worksteal): the long tests do
+# not all end up at the tail of one worker.
 PYTEST_WORKERS ?= 3
 RP2040_WORKERS ?= 2
 
@@ -67,7 +69,7 @@ browser:
 		echo "no Chromium at $(CHROMIUM): the browser tests will be skipped"
 
 pytest: $(READY) browser
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # The device tests that matter most, again on MicroPython's own Pico image in an emulated
 # RP2040. Without Node, rp2040js or a base image they are skipped, saying why; CI sets

@@ -74,7 +74,6 @@ async def point(pilot: Pilot[None], app: TableApp, move: Move) -> None:
     seat = move.get("seat", referee.state.active)
     if app.pick is None or app.pick.seat != seat:
         await pilot.click(f"#board-{seat}", offset=(0, 0))
-        await pilot.pause()
     kind = move["type"]
     if kind in ("reveal", "skip", "done"):
         await pilot.click(chip(app, key=f"a:{kind}"))
@@ -86,11 +85,9 @@ async def point(pilot: Pilot[None], app: TableApp, move: Move) -> None:
         await pilot.click(chip(app, label=str(move["number"])))
         if move.get("color") is not None:
             await pilot.click(chip(app, label=move["color"]))
-        await pilot.pause()
         box = (move["grid"], move["row"], move["col"])
         assert box in app.query_one(f"#board-{seat}", BoardView).lit, (move, app.pick)
         await pilot.click(f"#board-{seat}", offset=click_offset(app, box))
-    await pilot.pause()
 
 
 async def dome_and_roll(pilot: Pilot[None], app: TableApp) -> None:
@@ -170,15 +167,12 @@ async def choose(pilot: Pilot[None], app: TableApp, *labels: str) -> None:
     """Chooses the bar's chips by their labels, one after the other."""
     for label in labels:
         await pilot.click(chip(app, label=label))
-        await pilot.pause()
 
 
 async def count_to(pilot: Pilot[None], app: TableApp, target: int) -> None:
     while app.counting != target:
         await pilot.click(chip(app, key="count:+" if app.counting < target else "count:-"))
-        await pilot.pause()
     await pilot.click(chip(app, key="count:ok"))
-    await pilot.pause()
 
 
 def test_a_ringer_game_by_clicks_alone(journal: Journal) -> None:

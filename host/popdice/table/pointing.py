@@ -52,6 +52,12 @@ class Chip(Static, can_focus=True):
         if spec.says:
             self.tooltip = spec.says
 
+    def show(self, spec: ChipSpec) -> None:
+        """The chip as ``spec`` (of the same key) says: its label, chosen or not, its tooltip."""
+        self.update(spec.label)
+        self.set_class(spec.chosen, "chosen")
+        self.tooltip = spec.says or None
+
     def on_click(self) -> None:
         self.post_message(self.Chosen(self.key))
 
@@ -83,6 +89,12 @@ class PickBar(Vertical):
         self.query_one("#who", Static).update(who)
         self.query_one("#hint", Static).update(hint)
         if tuple(chips) == self.shown:
+            return
+        current = list(self.query(Chip))
+        if [chip.key for chip in current] == [spec.key for spec in chips]:
+            for chip, spec in zip(current, chips, strict=True):
+                chip.show(spec)  # the same choices: only their labels and marks change
+            self.shown = tuple(chips)
             return
         focused = self.app.focused
         had_focus = isinstance(focused, Chip) and focused in self.query(Chip)
