@@ -75,7 +75,7 @@ pytest: $(READY) browser
 # RP2040. Without Node, rp2040js or a base image they are skipped, saying why; CI sets
 # POPDICE_REQUIRE_RP2040=1, which makes that a failure.
 pytest-rp2040: $(READY)
-	$(BIN)/python -m pytest -n $(RP2040_WORKERS) --device rp2040 -m rp2040_tier $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(RP2040_WORKERS) --dist worksteal --device rp2040 -m rp2040_tier $(PYTEST_ARGS)
 
 bench: $(READY)
 	$(BIN)/python bench/link.py
