@@ -288,3 +288,21 @@ def test_a_page_of_a_table_that_has_closed_is_told_so(journal: Journal) -> None:
     ):
         ws.receive_json()
     assert ended.value.code == 1011
+
+
+def test_a_phone_that_connects_before_the_server_runs_is_answered(journal: Journal) -> None:
+    import socket
+
+    from popdice.phones.run import PhoneServer
+
+    session = start(journal, game_popper(), game_handheld())
+    tokens = Tokens.for_game(journal.path.parent, session.game_id, 2)
+    server = PhoneServer(TableHost(session), tokens, "127.0.0.1", 0)
+    try:
+        early = socket.create_connection((server.address, server.port), timeout=5)  # queued
+        with early:
+            server.start()
+            early.sendall(f"GET /p/{tokens.by_seat[0]} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            assert early.recv(64).startswith(b"HTTP/1.1 200")
+    finally:
+        server.stop()

@@ -45,6 +45,7 @@ class PhoneServer:
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             self.socket.bind((address, port))
+            self.socket.listen(64)  # from here a phone's connection waits for the server
         except OSError as error:
             self.socket.close()
             raise PopdiceError(
@@ -72,6 +73,8 @@ class PhoneServer:
         return f"http://{host}:{self.port}/p/{self.tokens.by_seat[seat]}"
 
     def start(self) -> PhoneServer:
+        """Starts serving; a phone that connects before the server's loop runs waits in the
+        socket's queue (it listens from the start)."""
         self.thread.start()
         return self
 
