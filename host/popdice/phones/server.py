@@ -15,11 +15,11 @@ page to its own server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
 
 import anyio
 from starlette.applications import Starlette
@@ -125,25 +125,31 @@ def make_app(host: TableHost, tokens: Tokens, limits: Limits | None = None) -> S
     )
 
 
-async def _send_page(websocket: WebSocket, host: TableHost, seat: int, extra: Any = None) -> None:
+async def _send_page(
+    websocket: WebSocket, host: TableHost, seat: int, sending: asyncio.Lock
+) -> None:
     shown = await anyio.to_thread.run_sync(host.page, seat)
-    message: dict[str, Any] = {"page": shown}
-    if extra is not None:
-        message["reply"] = extra
-    await websocket.send_text(json.dumps(message))
+    async with sending:
+        await websocket.send_text(json.dumps({"page": shown}))
 
 
 async def _serve(
     websocket: WebSocket, host: TableHost, seat: int, event: asyncio.Event, limits: Limits
 ) -> None:
-    """One page: its updates and its moves, until it goes or breaks a limit."""
-    await _send_page(websocket, host, seat)
+    """One page: its updates and its moves, until it goes or breaks a limit. Its replies and
+    its updates are sent one at a time (a websocket takes one message at once)."""
+    sending = asyncio.Lock()
+    await _send_page(websocket, host, seat, sending)
 
     async def updates() -> None:
-        while True:
-            await event.wait()
-            event.clear()
-            await _send_page(websocket, host, seat)
+        try:
+            while True:
+                await event.wait()
+                event.clear()
+                await _send_page(websocket, host, seat, sending)
+        except Exception:  # a page must not go on without its updates: it connects again
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1011, reason="updates stopped")
 
     sender = asyncio.create_task(updates())
     allowance, last = float(limits.burst), time.monotonic()
@@ -171,6 +177,10 @@ async def _serve(
             except ValueError:
                 message = None
             reply = await anyio.to_thread.run_sync(host.play, seat, message)
-            await websocket.send_text(json.dumps({"reply": reply}))
+            if sender.done():  # its updates stopped: let the page connect again for them
+                await websocket.close(code=1011, reason="updates stopped")
+                return
+            async with sending:
+                await websocket.send_text(json.dumps({"reply": reply}))
     finally:
         sender.cancel()
