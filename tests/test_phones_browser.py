@@ -89,7 +89,7 @@ class Game:
         return result
 
     def a_pair_with_a_box(self, seat: int) -> tuple[int, int, tuple[str, int, int]]:
-        def find(session: TableSession) -> tuple[int, int, tuple[str, int, int]]:
+        def find() -> tuple[int, int, tuple[str, int, int]]:
             table = self.host.table
             numbers, colours = lowdown_pick.offered(table, seat)
             for n in range(len(numbers)):
@@ -99,7 +99,7 @@ class Game:
                         return n, c, boxes[0]
             raise AssertionError(f"seat {seat} has no box for any pair")
 
-        return self.host._run(lambda: find(self.session))
+        return self.host._run(find)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..games.lowdown.rules import BLACKOUT
-from ..games.lowdown.state import Step
+from ..games.lowdown.state import Cross, Step
 from ..table import lowdown_pick
 from ..table.lowdown_pick import Pick
 from ..table.lowdown_table import LowdownTable, grid_short, line_label
@@ -129,7 +129,7 @@ def move_of(table: LowdownTable, seat: int, message: Any) -> Move:
         grid, line = message.get("grid"), message.get("line")
         if not isinstance(grid, str) or not isinstance(line, str):
             raise Refused("bad_message", "a crossing names a grid and a line")
-        return {"type": "cross", "seat": seat, "grid": grid, "line": line}
+        return lowdown_pick.cross_move(Pick(seat), Cross(grid, line))
     if kind == "box":
         mode = message.get("mode")
         if mode not in (lowdown_pick.WRITE, lowdown_pick.WILD, lowdown_pick.BLACKOUT):

@@ -32,6 +32,7 @@ from textual.widgets import Footer, Input, Static
 
 from ..devices.reattach import Back, DeviceWatch, Lost, WatchReport, port_of
 from ..errors import PopdiceError
+from ..games.lowdown.state import Cross
 from . import lowdown_pick
 from .commands import parse
 from .devices import Hands
@@ -353,10 +354,8 @@ class TableApp(App[None]):
             return
         elif kind == "x":
             grid, _, line = rest.partition(":")
-            cross = next(c for c in lowdown_pick.crossings(table, pick.seat)
-                         if (c.grid, c.line) == (grid, line))  # fmt: skip
             self.pick = Pick(pick.seat)
-            self.report(self.session.move(lowdown_pick.cross_move(pick, cross)))
+            self.report(self.session.move(lowdown_pick.cross_move(pick, Cross(grid, line))))
             return
         self.refresh_state()
 
