@@ -17,6 +17,7 @@ import pytest
 
 from popdice.cli.main import main
 from popdice.sim.physics import trace
+from popdice.traces import tune as tune_module
 from popdice.traces import tune_cli
 from popdice.traces.files import read_trace, write_labels, write_trace
 from popdice.traces.measured import Measured, check_settings, defaults, detections, full_run
@@ -96,11 +97,22 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module")
+def few_recordings(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Fewer minutes than tuning asks for (a fit on them takes half the time): for the tests
+    of where fits are made, not of what they find."""
+    folder = tmp_path_factory.mktemp("few")
+    write_recording(folder, "presses", "presses", 71, 40.0)
+    write_recording(folder, "knocks", "knocks", 72, 12.0)
+    write_recording(folder, "handling", "handling", 73, 8.0)
+    return folder
+
+
 def test_tune_fits_settings_that_find_presses_it_did_not_see(
     recordings: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "detector.json"
-    assert main(["tune", str(recordings), "--out", str(out), "--folds", "3"]) == 0
+    assert main(["tune", str(recordings), "--out", str(out), "--folds", "2"]) == 0
     printed = capsys.readouterr().out
     assert "cross-validated: recall" in printed and "false presses an hour" in printed
     assert "pops on the " in printed and "(on the release " in printed
@@ -182,8 +194,11 @@ def test_a_fit_keeps_its_presses_and_its_quiet_with_a_margin(recordings: Path) -
     assert len(loose.false_ms) <= 1, "disturbances only just fail"
 
 
-def test_fits_in_worker_processes_give_what_fits_here_give(recordings: Path) -> None:
-    loaded = load_recordings(recordings)
+def test_fits_in_worker_processes_give_what_fits_here_give(
+    few_recordings: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tune_module, "check_enough", lambda _recordings, _where: None)
+    loaded = load_recordings(few_recordings)
     steps: list[tuple[int, int, str]] = []
     here = tune(loaded, folds=2, jobs=1, pop_on="release")
     there = tune(
@@ -198,8 +213,11 @@ def test_fits_in_worker_processes_give_what_fits_here_give(recordings: Path) -> 
     ]
 
 
-def test_ctrl_c_while_fitting_ends_the_worker_processes_at_once(recordings: Path) -> None:
-    loaded = load_recordings(recordings)
+def test_ctrl_c_while_fitting_ends_the_worker_processes_at_once(
+    few_recordings: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tune_module, "check_enough", lambda _recordings, _where: None)
+    loaded = load_recordings(few_recordings)
     before = set(multiprocessing.active_children())
     workers: set[BaseProcess] = set()
 
@@ -218,8 +236,10 @@ def test_ctrl_c_while_fitting_ends_the_worker_processes_at_once(recordings: Path
     assert -signal.SIGTERM in {worker.exitcode for worker in workers}
 
 
-def test_a_fit_whose_worker_died_is_made_here_with_the_same_settings(recordings: Path) -> None:
-    loaded = load_recordings(recordings)
+def test_a_fit_whose_worker_died_is_made_here_with_the_same_settings(
+    few_recordings: Path,
+) -> None:
+    loaded = load_recordings(few_recordings)
     with worker_processes(2) as workers:
         assert workers is not None
         fits = Fits(workers, cache={})
