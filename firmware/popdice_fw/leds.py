@@ -63,7 +63,8 @@ class LedDice:
     def __init__(self, pixels, brightness=DEFAULT_BRIGHTNESS, cap_ma=DEFAULT_CAP_MA):
         self.pixels = pixels
         self.dice = DICE
-        self.shown = bytearray(3 * PIXELS_PER_DIE * DICE)  # what was last written (RGB)
+        # the frame last made (RGB): written, or prepared to be
+        self.shown = bytearray(3 * PIXELS_PER_DIE * DICE)
         self.cap_ma = cap_ma
         self.frames_capped = 0
         self.last_ma = 0
@@ -72,6 +73,8 @@ class LedDice:
         self._colours = [_DARK_COLOUR] * DICE
         self._patterns = [0] * DICE
         self._brightness = brightness
+        self._writes = 0  # frames written to the strip
+        self._prepared = -1  # ``_writes`` when the frame in the buffer was prepared
 
     @property
     def brightness(self):
@@ -147,6 +150,22 @@ class LedDice:
     def show(self):
         self.limit()
         self.pixels.write()
+        self._writes += 1
+
+    def prepare(self):
+        """Makes the drawn dice ready in the strip's buffer without writing them, so that
+        ``show_prepared`` can start writing at once later. ``shown`` is then this frame."""
+        self.limit()
+        self._prepared = self._writes
+
+    def show_prepared(self):
+        """Writes the prepared frame, unless another was written since (or none was
+        prepared); whether it did."""
+        if self._prepared != self._writes:
+            return False
+        self.pixels.write()
+        self._writes += 1
+        return True
 
     def cue(self, shift):
         """The frame last shown, dimmed (each channel shifted right by ``shift``), at once:
@@ -156,3 +175,4 @@ class LedDice:
         for i in range(len(shown)):
             wire[i] = wire[i] >> shift
         self.pixels.write()
+        self._writes += 1

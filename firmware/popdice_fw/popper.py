@@ -5,7 +5,8 @@ Tasks, one per concern: the sensor (every LIS3DH sample, read in INT1's interrup
 ``Sampler``, through the press detector; it polls the ring with ``sleep_ms``, which
 allocates nothing, where waiting on a ThreadSafeFlag would allocate a coroutine per
 sample), the pops (roll, then the event once the lights have started), the lights (the cue,
-the tumble animation, the result), the buzzer (a click a pop), the buttons (the mode
+the tumble animation, the result; a pop on the release shows the tumble's first frame,
+made at the cue, before the roll is made), the buzzer (a click a pop), the buttons (the mode
 button's short press: next game mode) and the link.
 
 The press detector (``press.py``) cues on the press blow: the faces dim at once and the host
@@ -106,6 +107,7 @@ class Popper(Device):
         self._cue_news = 0  # 1: a cue for the host, -1: its cancel
         self._pop_wanted = asyncio.Event()
         self._pop_source = None
+        self._lights_first = False  # the lights start this pop before it is rolled
         self._show = asyncio.Event()
         self._sampled = asyncio.Event()
         self._click_wanted = asyncio.Event()
@@ -198,6 +200,12 @@ class Popper(Device):
         if event == press.POP:
             self._cue_on = False
             self._pop_source = "press"
+            if self.animation:
+                # The tumble shows no roll: its first frame (made at the cue) goes out
+                # before the roll is made.
+                self._lights_first = True
+                self.voided = False
+                self._show.set()
             self._pop_wanted.set()
         elif event == press.CUE:
             self._cue_on = True
@@ -255,7 +263,12 @@ class Popper(Device):
         while True:
             await self._pop_wanted.wait()
             self._pop_wanted.clear()
-            self._roll()
+            if self._lights_first:
+                self._lights_first = False
+                await asyncio.sleep_ms(0)  # the tumble's first frame starts
+                self._roll(show=False)
+            else:
+                self._roll()
             await asyncio.sleep_ms(0)  # the lights start before the event is encoded
             self._announce(self._pop_source or "press", None)
 
@@ -267,6 +280,9 @@ class Popper(Device):
             self._cue_wanted.clear()
             if self._cue_on:
                 self.leds.cue(_CUE_SHIFT)
+                if self.animation:  # the tumble's first frame, ready for the release
+                    modes.tumble(self.mode, self.leds, _tumble_face)
+                    self.leds.prepare()
             elif not self._show.is_set():
                 self._redraw()
             news = self._cue_news
@@ -283,10 +299,11 @@ class Popper(Device):
         self._roll()
         return self._announce(source, None)
 
-    def _roll(self):
+    def _roll(self, show=True):
         self.result = modes.roll(self.mode, self.dice)
         self.voided = False
-        self._show.set()
+        if show:
+            self._show.set()
 
     def _announce(self, source, rerolled):
         self.roll_id += 1
@@ -305,10 +322,13 @@ class Popper(Device):
             self._click_wanted.set()
             if self.animation:
                 for frame in range(_TUMBLE_FRAMES):
-                    modes.tumble(self.mode, self.leds, _tumble_face)
                     if frame:
+                        modes.tumble(self.mode, self.leds, _tumble_face)
                         await self._after_a_sample()
-                    self.leds.show()
+                        self.leds.show()
+                    elif not self.leds.show_prepared():
+                        modes.tumble(self.mode, self.leds, _tumble_face)
+                        self.leds.show()
                     await asyncio.sleep_ms(_TUMBLE_FRAME_MS)
                     if self._show.is_set() or self.voided:
                         break

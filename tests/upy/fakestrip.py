@@ -1,14 +1,18 @@
 """A WS2812 strip for the LED tests: ``buf`` in wire order (GRB) like MicroPython's NeoPixel,
-``values`` the RGB tuples it holds, and ``writes`` how often it was sent."""
+``values`` the RGB tuples it holds, ``writes`` how often it was sent, and with ``keep`` each
+frame sent (``sent``, in wire order) and what ``keep`` said at that moment (``noted``)."""
 
 
 class Strip:
     ORDER = (1, 0, 2, 3)
 
-    def __init__(self, n=45):
+    def __init__(self, n=45, keep=None):
         self.n = n
         self.buf = bytearray(3 * n)
         self.writes = 0
+        self.keep = keep
+        self.sent = []
+        self.noted = []
 
     def __len__(self):
         return self.n
@@ -20,3 +24,6 @@ class Strip:
 
     def write(self):
         self.writes += 1
+        if self.keep is not None:
+            self.sent.append(bytes(self.buf))
+            self.noted.append(self.keep())

@@ -103,6 +103,23 @@ def test_the_strip_gets_what_is_shown_in_its_wire_order():
     assert strip.values == [tuple(dice.shown[3 * i : 3 * i + 3]) for i in range(45)]
 
 
+def test_a_prepared_frame_goes_out_only_if_no_other_frame_went_first():
+    strip = Strip()
+    dice = LedDice(strip, brightness=255, cap_ma=10000)
+    assert not dice.show_prepared() and strip.writes == 0  # nothing prepared
+    dice.pips(0, 3, "red")
+    dice.prepare()
+    prepared = bytes(strip.buf)
+    assert strip.writes == 0 and any(prepared)
+    assert dice.show_prepared() and strip.writes == 1 and bytes(strip.buf) == prepared
+    assert not dice.show_prepared() and strip.writes == 1  # once
+    for other in (dice.show, lambda: dice.cue(2)):
+        dice.prepare()
+        other()
+        assert not dice.show_prepared() and strip.writes == 2
+        strip.writes = 1
+
+
 def test_a_new_brightness_applies_to_the_faces_already_drawn():
     strip = Strip()
     dice = LedDice(strip, brightness=255, cap_ma=10000)

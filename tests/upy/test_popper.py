@@ -16,6 +16,8 @@ from simbus import NoAllocBus, SimBus
 
 from popdice_fw import modes, press
 from popdice_fw.codec import MAX_PAYLOAD
+from popdice_fw.dice import Dice
+from popdice_fw.leds import LedDice
 from popdice_fw.lis3dh import Lis3dh
 from popdice_fw.popper import Popper
 from popdice_fw.press import PressDetector
@@ -282,6 +284,36 @@ async def test_the_cue_dims_the_faces_at_once_and_a_cancel_brings_them_back():
     names = [(name, value.get("on")) for name, value in told]
     assert names == [("cue", True), ("cue", False), ("cue", True), ("pop", None)], names
     assert told[1][1]["why"] == "no release"
+    app.link.supervisor.cancel_all()
+
+
+async def until(condition, turns=500):
+    """Lets the tasks run, a turn at a time, until ``condition()``."""
+    for _ in range(turns):
+        if condition():
+            return
+        await asyncio.sleep_ms(0)
+    raise AssertionError("the tasks never got there")
+
+
+async def test_a_pop_on_the_release_shows_the_frame_made_at_the_cue_then_rolls():
+    app = popper(Events(at={3: press.CUE, 60: press.POP}))
+    drawn = []  # entropy drawn for rolls, in bytes
+    app.dice = Dice(lambda n: drawn.append(n) or bytes(range(n)))
+    strip = Strip(keep=lambda: sum(drawn))
+    app.leds = LedDice(strip)
+    app.start_tasks()
+    await until(lambda: strip.writes)  # the idle faces
+    sample(app, 3)
+    await until(lambda: app._cue_on and strip.writes == 2)
+    await until(lambda: bytes(strip.buf) != strip.sent[-1])  # the next frame, made
+    prepared = bytes(strip.buf)
+    assert strip.sent[-1] == bytes(b >> 2 for b in strip.sent[0])  # the cue: dimmed
+    sample(app, 57)
+    await until(lambda: app.pops == 1)
+    first = strip.sent.index(prepared)
+    assert first == 2  # the frame after the cue
+    assert strip.noted[first] == 0 < sum(drawn)  # written before the roll was made
     app.link.supervisor.cancel_all()
 
 
