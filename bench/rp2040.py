@@ -17,7 +17,8 @@ emulator's clock for the LED data line):
   on the WS2812 data pin, popping on the release, over presses of held-out seeds
   (``--first-seed``) of the project's model of a popper on a table, whose dome snaps back;
   ``press_to_cue_ms_p99``: from each press's main blow to the cue's frame (the faces dimmed);
-  ``pops``: how many of the presses popped, ``cues`` how many cued;
+  ``pops``: how many of the presses popped, ``cues`` how many cued, and
+  ``pops_before_release`` how many popped in the hold (their latency counts as 0);
 - ``heap_free``: the popper's heap after boot with everything running;
   ``handheld_heap_free`` the handheld's after a roll.
 
@@ -72,7 +73,7 @@ def press_phase(control, popper: Popper, presses: int, first_seed: int) -> dict[
     """Presses one after the other: when each cued and popped on the LED pin (a press that
     did not pop counts only among the presses)."""
     to_led, to_cue = [], []
-    cues = pops = 0
+    cues = pops = early = 0
     for seed in range(first_seed, first_seed + presses):
         trace = scenes.press_trace(seed=seed)
         mark = control.mark()
@@ -87,9 +88,9 @@ def press_phase(control, popper: Popper, presses: int, first_seed: int) -> dict[
                 "leds", lambda e, t=onset_us: e["start_us"] > t, timeout=5, after=mark
             )
             to_cue.append((cue["start_us"] - blow_us) / 1000)
-            after = max(release_us, cue["start_us"])
+            # the frame after the cue: the tumble's first, or the cue taken back
             tumble = control.wait_for(
-                "leds", lambda e, t=after: e["start_us"] > t, timeout=5, after=mark
+                "leds", lambda e, t=cue["start_us"]: e["start_us"] > t, timeout=5, after=mark
             )
         except SimulatorError:
             continue  # no frame: a press the detector missed altogether
@@ -101,8 +102,16 @@ def press_phase(control, popper: Popper, presses: int, first_seed: int) -> dict[
                 cues += item.kind == "cue" and bool(item.data.get("on"))
         pops += popped
         if popped:  # else that frame took the cue back
-            to_led.append((tumble["start_us"] - release_us) / 1000)
-    return {"to_led": sorted(to_led), "to_cue": sorted(to_cue), "pops": pops, "cues": cues}
+            # a pop before the release (in the hold) is not late: it counts as 0
+            early += tumble["start_us"] < release_us
+            to_led.append(max(0.0, (tumble["start_us"] - release_us) / 1000))
+    return {
+        "to_led": sorted(to_led),
+        "to_cue": sorted(to_cue),
+        "pops": pops,
+        "cues": cues,
+        "early": early,
+    }
 
 
 def burst_phase(control, popper: Popper) -> None:
@@ -169,6 +178,7 @@ def measure_popper(presses: int, first_seed: int) -> dict[str, Any]:
         presses=presses,
         cues=pressed["cues"],
         pops=pressed["pops"],
+        pops_before_release=pressed["early"],
     )
     for name, values in (
         ("release_to_led_ms", pressed["to_led"]),
