@@ -15,8 +15,9 @@ EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 PYTEST_ARGS ?=
 # Most device tests wait on a simulated board's real time, so three workers keep two cores
 # busy; the emulated Pico is all CPU, so it gets one worker a core. 0 runs in one process.
-# An idle worker takes queued tests from a busy one (--dist worksteal): the long tests do
-# not all end up at the tail of one worker.
+# The tests marked runs_long are collected first (tests/conftest.py) and --dist load deals
+# the first tests out one to a worker in turn: each worker starts on a long one, and none
+# is left to run alone at the end.
 PYTEST_WORKERS ?= 3
 RP2040_WORKERS ?= 2
 
@@ -69,13 +70,13 @@ browser:
 		echo "no Chromium at $(CHROMIUM): the browser tests will be skipped"
 
 pytest: $(READY) browser
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
 
 # The device tests that matter most, again on MicroPython's own Pico image in an emulated
 # RP2040. Without Node, rp2040js or a base image they are skipped, saying why; CI sets
 # POPDICE_REQUIRE_RP2040=1, which makes that a failure.
 pytest-rp2040: $(READY)
-	$(BIN)/python -m pytest -n $(RP2040_WORKERS) --dist worksteal --device rp2040 -m rp2040_tier $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(RP2040_WORKERS) --dist load --device rp2040 -m rp2040_tier $(PYTEST_ARGS)
 
 bench: $(READY)
 	$(BIN)/python bench/link.py

@@ -40,6 +40,18 @@ def pytest_configure(config: pytest.Config) -> None:
         "fast_feed: the simulated accelerometers started in the test take fed samples four "
         "times faster than their ODR (the test needs what is detected, not when)",
     )
+    config.addinivalue_line(
+        "markers",
+        "runs_long: among the longest tests (tens of seconds): started first, so that none "
+        "is left to run alone at the end of a run on several workers",
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``runs_long`` tests first, the others in their order. xdist's ``load`` schedule
+    hands the first tests out one to a worker in turn, so each worker starts on a long one
+    while the short ones fill in around them (the longest-first rule)."""
+    items.sort(key=lambda item: item.get_closest_marker("runs_long") is None)
 
 
 @pytest.fixture(autouse=True)

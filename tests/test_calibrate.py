@@ -24,6 +24,7 @@ from popdice.traces.tune import TuneResult, tune
 KINDS = {"presses": "presses", "knocks": "knocks", "lifting": "handling"}
 
 
+@pytest.mark.runs_long
 def test_calibrate_records_each_step_fits_and_writes_the_popper(
     popper_dut, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -262,6 +262,7 @@ def soak_calls(client: DeviceClient, rng: random.Random) -> Callable[[], Any]:
     return client.reveal  # it names the current roll, as the command needs
 
 
+@pytest.mark.runs_long
 def test_a_long_session_with_both_boards_keeps_the_heap_and_runs_every_command_once(
     popper_dut: DeviceUnderTest, handheld_dut: DeviceUnderTest
 ):

@@ -140,6 +140,7 @@ def test_a_burst_of_large_events_arrives_whole_and_in_order(popper_dut):
     assert popper.status().link["events_dropped"] == 0
 
 
+@pytest.mark.runs_long
 @pytest.mark.parametrize("modules", list(ON_CHIP), ids=lambda modules: modules[0][:-3])
 def test_the_firmware_logic_tests_pass_on_the_chips_own_micropython(modules):
     with SimulatedPico("popper", hold=("mode",), backend="rp2040") as sim:  # safe mode: REPL

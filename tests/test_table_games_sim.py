@@ -145,6 +145,7 @@ def choice(referee: LowdownTable, seat: int) -> LowdownAction:
     return min(actions, key=rank)
 
 
+@pytest.mark.runs_long
 def test_a_whole_lowdown_game_on_simulated_devices(journal: Journal) -> None:
     async def script(pilot: Any, session: TableSession) -> None:
         referee = session.referee

@@ -179,6 +179,7 @@ NAMES = st.text(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+@pytest.mark.runs_long
 @given(names=st.lists(NAMES, min_size=2, max_size=3, unique_by=str.lower))
 @example(names=["Ann", "Bob[/"])
 @example(names=["[b]漢字[/b]", "e\u0301 \U0001f469\u200d\U0001f467"])

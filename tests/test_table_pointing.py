@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from table_support import FakeHandheld, FakePopper
 from test_table_app import SIZE, shown, wait_until
 from test_table_lowdown import PLAYERS, TURNS, game_handheld, game_popper, start, table
@@ -97,6 +98,7 @@ async def dome_and_roll(pilot: Pilot[None], app: TableApp) -> None:
     await pilot.pause()
 
 
+@pytest.mark.runs_long
 def test_a_whole_game_by_clicks_alone(journal: Journal) -> None:
     popper, handheld = game_popper(), game_handheld()
     session = start(journal, popper, handheld)
@@ -175,6 +177,7 @@ async def count_to(pilot: Pilot[None], app: TableApp, target: int) -> None:
     await pilot.click(chip(app, key="count:ok"))
 
 
+@pytest.mark.runs_long
 def test_a_ringer_game_by_clicks_alone(journal: Journal) -> None:
     popper = FakePopper([4, 2, 6, 1])
     session = TableSession.start(journal, "ringer", ["Ann", "Bob"], popper)
@@ -214,6 +217,7 @@ def test_a_ringer_game_by_clicks_alone(journal: Journal) -> None:
     assert not [e for e in journal.entries(session.game_id) if e.kind == "refused"]
 
 
+@pytest.mark.runs_long
 def test_a_popalotsy_game_by_clicks_alone(journal: Journal) -> None:
     popper = FakePopper([3, 1, 1, 1, 1, 2, 2, 2, 2, 2])
     session = TableSession.start(journal, "popalotsy", ["Ann", "Bob"], popper)

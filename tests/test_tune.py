@@ -108,6 +108,7 @@ def few_recordings(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.runs_long
 def test_tune_fits_settings_that_find_presses_it_did_not_see(
     recordings: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -194,6 +195,7 @@ def test_a_fit_keeps_its_presses_and_its_quiet_with_a_margin(recordings: Path) -
     assert len(loose.false_ms) <= 1, "disturbances only just fail"
 
 
+@pytest.mark.runs_long
 def test_fits_in_worker_processes_give_what_fits_here_give(
     few_recordings: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

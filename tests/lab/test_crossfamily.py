@@ -66,6 +66,7 @@ def tiny_fits(tmp_path_factory: pytest.TempPathFactory) -> Tiny:
         return pickle.loads(kept.read_bytes())
 
 
+@pytest.mark.runs_long
 def test_each_family_is_scored_with_fits_that_never_saw_it(tiny_fits: Tiny) -> None:
     data, rows, everything, steps = tiny_fits
     assert [row.name for row in rows] == list(FAMILIES)
