@@ -15,9 +15,11 @@ EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 PYTEST_ARGS ?=
 # Most device tests wait on a simulated board's real time, so three workers keep two cores
 # busy; the emulated Pico is all CPU, so it gets one worker a core. 0 runs in one process.
-# The tests marked runs_long are collected first (tests/conftest.py) and --dist load deals
-# the first tests out one to a worker in turn: each worker starts on a long one, and none
-# is left to run alone at the end.
+# On the emulated Pico, a few tests take a minute or more: they are collected first
+# (runs_long, tests/conftest.py) and --dist load deals the first tests out one to a worker
+# in turn, so none is left to run alone at the end. The main run, many short tests and its
+# long ones spread through it, does best with --dist worksteal: an idle worker takes
+# queued tests from a busy one.
 PYTEST_WORKERS ?= 3
 RP2040_WORKERS ?= 2
 
@@ -70,7 +72,7 @@ browser:
 		echo "no Chromium at $(CHROMIUM): the browser tests will be skipped"
 
 pytest: $(READY) browser
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # The device tests that matter most, again on MicroPython's own Pico image in an emulated
 # RP2040. Without Node, rp2040js or a base image they are skipped, saying why; CI sets

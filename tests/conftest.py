@@ -47,11 +47,14 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The ``runs_long`` tests first, the others in their order. xdist's ``load`` schedule
-    hands the first tests out one to a worker in turn, so each worker starts on a long one
-    while the short ones fill in around them (the longest-first rule)."""
-    items.sort(key=lambda item: item.get_closest_marker("runs_long") is None)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist's ``load`` schedule, the ``runs_long`` tests first, the others in their
+    order: it hands the first tests out one to a worker in turn, so each worker starts on a
+    long one while the short ones fill in around them (the longest-first rule). The
+    ``worksteal`` schedule gives each worker a stretch of the list, which would put them all
+    on one."""
+    if config.getoption("dist", "no") == "load":
+        items.sort(key=lambda item: item.get_closest_marker("runs_long") is None)
 
 
 @pytest.fixture(autouse=True)
