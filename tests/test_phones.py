@@ -64,12 +64,17 @@ def test_a_wrong_token_gets_403_and_no_socket(journal: Journal) -> None:
     wrong = tokens.by_seat[0][:-1] + ("A" if tokens.by_seat[0][-1] != "A" else "B")
     refused = client.get(f"/p/{wrong}")
     assert refused.status_code == 403 and tokens.by_seat[0] not in refused.text
+    assert close_code(client, wrong) == 4403
+
+
+def close_code(client: TestClient, token: str) -> int:
+    """The code the server closes a page's websocket with, before its first message."""
     with (
         pytest.raises(WebSocketDisconnect) as closed,
-        client.websocket_connect(f"/ws/{wrong}") as ws,
+        client.websocket_connect(f"/ws/{token}") as ws,
     ):
         ws.receive_json()
-    assert closed.value.code == 4403
+    return closed.value.code
 
 
 def receive_page(ws: Any) -> dict[str, Any]:
@@ -166,12 +171,7 @@ def test_bad_messages_are_answered_and_limits_close_the_page(journal: Journal) -
     ):
         receive_page(one)
         receive_page(two)
-        with (
-            pytest.raises(WebSocketDisconnect) as closed,
-            client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as three,
-        ):
-            three.receive_json()
-        assert closed.value.code == 4429
+        assert close_code(client, tokens.by_seat[0]) == 4429  # a third page
 
 
 def test_only_lowdown_is_served(journal: Journal) -> None:
@@ -282,12 +282,7 @@ def test_a_page_of_a_table_that_has_closed_is_told_so(journal: Journal) -> None:
         raise PopdiceError("the table has closed")
 
     client = TestClient(make_app(TableHost(session, run=closed), tokens))
-    with (
-        pytest.raises(WebSocketDisconnect) as ended,
-        client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as ws,
-    ):
-        ws.receive_json()
-    assert ended.value.code == 1011
+    assert close_code(client, tokens.by_seat[0]) == 1011
 
 
 def test_a_phone_that_connects_before_the_server_runs_is_answered(journal: Journal) -> None:
