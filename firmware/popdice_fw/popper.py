@@ -334,12 +334,11 @@ class Popper(Device):
             self._click_wanted.set()
             if self.animation:
                 for frame in range(_TUMBLE_FRAMES):
-                    if frame:
+                    # the first frame may have been made at the cue
+                    if frame or not self.leds.show_prepared():
                         modes.tumble(self.mode, self.leds, _tumble_face)
-                        await self._after_a_sample()
-                        self.leds.show()
-                    elif not self.leds.show_prepared():
-                        modes.tumble(self.mode, self.leds, _tumble_face)
+                        if frame:
+                            await self._after_a_sample()
                         self.leds.show()
                     await asyncio.sleep_ms(_TUMBLE_FRAME_MS)
                     if self._show.is_set() or self.voided:
