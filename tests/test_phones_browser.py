@@ -202,15 +202,23 @@ def test_a_whole_game_played_on_the_phones(browser: Browser, journal: Journal) -
         for seat, phone in enumerate(phones):
             phone.goto(server.url(seat))
         for turn in TURNS:
-            host._run(lambda: (session.press_dome(), session.roll_hidden()))
+            rolled = host._run(lambda: (session.press_dome(), session.roll_hidden()))
+            assert all(outcome is not None and outcome.accepted for outcome in rolled), rolled
             host.changed()
             for text in turn:
                 move = parse(text, "lowdown", TWO).move
-                seat = move.get("seat", table_of(session).state.active)
-                before = len(session.log)
-                phones[seat].get_by_text(f"turn {table_of(session).state.turns} ·").first.wait_for()
+                # read under the table's lock: a move that reveals logs two lines
+                active, number, before = host._run(
+                    lambda: (
+                        table_of(session).state.active,
+                        table_of(session).state.turns,
+                        len(session.log),
+                    )
+                )
+                seat = move.get("seat", active)
+                phones[seat].get_by_text(f"turn {number} ·").first.wait_for()
                 tap(phones[seat], move)
-                wait_for(lambda before=before: len(session.log) > before)
+                wait_for(lambda before=before: host._run(lambda: len(session.log)) > before)
                 assert not session.log[-1].startswith("refused"), session.log[-1]
         phones[0].get_by_text("game over").first.wait_for()
     assert table_of(session).over and journal.game(session.game_id).winners == ("Ann",)
