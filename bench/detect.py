@@ -179,6 +179,7 @@ def figures(result: Score, targets: tuple[float, float, float | None] | None = N
         "false_per_hour_95": rounded(result.false_interval(), 3),
         "latency_ms": result.latency(),
         "latency_timed": result.timed,
+        "popped_early": result.early,
         "met": meets(result, targets),
     }
 

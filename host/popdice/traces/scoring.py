@@ -10,7 +10,9 @@
   that matches no press is a false press.
 - Latency runs from an anchor to the detection, in ms: the release blow when the detector
   pops on the release, the press's main blow when it pops on the press (the caller gives
-  them; without, the onset). A detection before its anchor counts as 0.
+  them; without, the onset). A detection before its anchor counts as 0; one more than
+  ``EARLY_MS`` before it is also counted as early (``early``): dice that pop while the dome
+  is still held.
 - Non-press time is the trace's length less, for each press, from its onset to its release
   (if known) and ``PRESS_SPAN_MS`` more (its ringing); false presses per hour are counted
   over it.
@@ -27,6 +29,7 @@ MATCH_BEFORE_MS = 5.0
 MATCH_AFTER_RELEASE_MS = 40.0
 UNRELEASED_MS = 5000.0  # the longest hold the detector waits out
 PRESS_SPAN_MS = 1000.0
+EARLY_MS = 5.0  # a pop this long before it was due came in the hold
 
 TARGET_RECALL = 0.995
 TARGET_FALSE_PER_HOUR = 1.0
@@ -45,6 +48,7 @@ class Score:
     seconds: float = 0.0
     non_press_seconds: float = 0.0
     timed: bool = True  # every latency was counted from a known anchor
+    early: int = 0  # presses popped more than EARLY_MS before their anchor
 
     @property
     def detected(self) -> int:
@@ -100,6 +104,7 @@ class Score:
         self.seconds += other.seconds
         self.non_press_seconds += other.non_press_seconds
         self.timed = self.timed and other.timed
+        self.early += other.early
 
 
 def score(
@@ -139,6 +144,8 @@ def score(
         used[match] = True
         anchor = onset if anchors is None else anchors[k]
         result.latencies_ms.append(max(found_ms[match] - anchor, 0.0))
+        if anchors is not None and found_ms[match] < anchor - EARLY_MS:
+            result.early += 1
     result.false_ms = [found_ms[j] for j in range(len(found)) if not used[j]]
     result.seconds = _length_s(t_ms)
     result.non_press_seconds = max(result.seconds - span_ms / 1000.0, 0.0)

@@ -6,7 +6,8 @@ window it fits the threshold first, keeps the most promising few, and then goes 
 setting in turn (coordinate descent) until nothing improves. What it minimises is how much of
 each target's budget is used: missed presses against 0.5 %, false presses against one an hour
 of non-press time, and, where the recordings say when each press's pop was due (its release,
-or its main blow), pops later than 15 ms against 0.5 %; each counted with a margin
+or its main blow), pops later than 15 ms, or earlier than 5 ms before it (dice that pop while
+the dome is held), against 0.5 %; each counted with a margin
 (``MARGIN``): presses with the gates (threshold, contrast, lead, sideways, and the release's
 size, contrast and sideways) made that much stricter, false presses with them made that much
 looser. A dozen minutes of recordings hold few of the knocks and bangs that make false
@@ -231,16 +232,17 @@ def check_enough(recordings: Sequence[Recording], where: str) -> None:
 
 def cost(strict: Score, loose: Score | None = None) -> float:
     """How much of the targets' budgets the scores use (0 is perfect, 3 is all three at their
-    limits): missed and late presses from ``strict``, false presses from ``loose`` (the same
-    settings with their margins, or without: ``strict`` alone). Lateness counts only where
-    the recordings say when each pop was due."""
+    limits): missed, late and early presses from ``strict``, false presses from ``loose``
+    (the same settings with their margins, or without: ``strict`` alone). Lateness and
+    earliness count only where the recordings say when each pop was due."""
     missed = strict.labelled - strict.detected
-    late = 0
+    untimely = 0
     if strict.timed:
-        late = sum(1 for lat in strict.latencies_ms if lat > TARGET_LATENCY_MS)
+        untimely = sum(1 for lat in strict.latencies_ms if lat > TARGET_LATENCY_MS)
+        untimely += strict.early
     labelled = max(strict.labelled, 1)
     per_hour = (loose or strict).false_per_hour or 0.0
-    return (missed + late) / labelled / 0.005 + per_hour / 1.0
+    return (missed + untimely) / labelled / 0.005 + per_hour / 1.0
 
 
 def with_margin(settings: dict[str, Any], stricter: bool, margin: float = MARGIN) -> dict[str, Any]:
@@ -599,6 +601,7 @@ def figures(result: Score) -> dict[str, Any]:
         "recall": None if recall is None else round(recall, 4),
         "false_presses_per_hour": None if per_hour is None else round(per_hour, 2),
         "latency_ms": result.latency() if result.timed else None,
+        "popped_early": result.early if result.timed else None,
     }
 
 

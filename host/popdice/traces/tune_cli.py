@@ -145,6 +145,8 @@ def summary(result: Score) -> str:
     ]
     if result.timed and latency["p99"] is not None:
         parts.append(f"latency p50 {latency['p50']:g} / p99 {latency['p99']:g} ms")
+    if result.timed and result.early:
+        parts.append(f"{result.early} popped before they were due (in the hold)")
     return ", ".join(parts)
 
 
