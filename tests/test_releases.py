@@ -17,14 +17,16 @@ from popdice.traces.trace import MAIN_BLOW_WINDOW_MS, Trace, main_blows_ms, step
 
 # The model's traces as they were before releases were recorded (sha256 of their samples,
 # instants, onsets, kind, seed and events, first 16 hex digits): recording a release draws
-# nothing, so every sample stays as it was.
+# nothing, so every sample stays as it was. (Taken again when the sensor's noise was widened
+# to the datasheet's, which changed the samples and nothing else; press_trace's ideal part
+# always had it.)
 BEFORE = {
-    ("presses", 3): "d7c2f59dd6bdda76",
-    ("bursts", 3): "6d1a05d5f1bea820",
-    ("press_in_buzz", 3): "ad10dc7dc65c3e2c",
-    ("press_in_lean", 3): "a18c9462761a9505",
-    ("press_after_knock", 3): "e9328be4ae1e7c99",
-    ("mixed", 3): "3e29f245d31d1754",
+    ("presses", 3): "d107177bb0afbf82",
+    ("bursts", 3): "510badd832f35364",
+    ("press_in_buzz", 3): "c8f83d7b7c284376",
+    ("press_in_lean", 3): "7d23b583d5e39e48",
+    ("press_after_knock", 3): "30f284bffd582078",
+    ("mixed", 3): "e83e097930f34e96",
 }
 PRESS_TRACE_BEFORE = "2ae61c29225d6718"
 
@@ -68,16 +70,16 @@ def test_every_press_has_its_release_after_it_and_before_the_next(kind: str) -> 
 
 def test_the_release_blow_shows_where_it_is_labelled() -> None:
     """The dome snapping back is a blow: the largest step in the 20 ms after a release stands
-    above the quiet of the hold before it, most often three times over (the weakest releases,
-    5 % of a light press, only twice)."""
+    above the quiet of the hold before it, most often twice over (the weakest releases, 5 %
+    of a light press, barely clear of the sensor's noise)."""
     found = trace("presses", 5, 120.0)
     ratios = []
     for release in found.releases_ms:
         after = largest_step(found, release, release + 20.0)
         before = largest_step(found, release - 40.0, release - 10.0)
         ratios.append(after / max(before, 0.004))  # a quiet hold moves by a 4 mg step or less
-    assert len(ratios) >= 10 and min(ratios) > 1.5
-    assert sum(ratio > 3.0 for ratio in ratios) >= 0.8 * len(ratios)
+    assert len(ratios) >= 10 and min(ratios) > 1.2
+    assert sum(ratio > 2.0 for ratio in ratios) >= 0.8 * len(ratios)
 
 
 def largest_step(found: Trace, start_ms: float, end_ms: float) -> float:

@@ -20,10 +20,12 @@ from popdice_lab.families import FAMILY_MODULES, family
 # The families' sessions as they were before releases were recorded (sha256 of samples,
 # instants, onsets, kind, seed and events; first 16 hex digits), keyed by (family, unit, seed,
 # seconds, presses): recording a release draws no random number, so no sample changes.
+# (table's: since its sensor's noise was widened to the datasheet's, which changed its
+# samples and nothing else.)
 BEFORE = {
-    ("table", 1, 1, 30.0, True): "dd499ef87c03f80e",
-    ("table", 2, 5, 30.0, True): "a72ec3f13b1317c2",
-    ("table", 1, 7, 60.0, False): "212b60eb8b4ad9f9",
+    ("table", 1, 1, 30.0, True): "cbf1901755034793",
+    ("table", 2, 5, 30.0, True): "2724b422aab625dc",
+    ("table", 1, 7, 60.0, False): "311a3c97f61f3503",
     ("snapdome", 1, 1, 30.0, True): "2cb3bcf147f808fa",
     ("snapdome", 2, 5, 30.0, True): "a59de663bf894d3f",
     ("snapdome", 1, 7, 60.0, False): "dd4bc8a2d4076e93",
