@@ -30,8 +30,9 @@ direction, ``contrast`` times the background, out of a lead of at most ``lead_ra
 it, once the unit has been still for ``settle_ms`` and no press came in ``refractory_ms``.
 Over ``window_samples`` it collects its peak and its energies; it is a press blow if its
 sideways energy is at most ``max_sideways`` of its energy along up and the unit did not
-move. Then the hold: from ``hold_min_ms`` after the blow (its own ringing) to
-``hold_max_ms``, a release blow is an impulse of at least ``release_ratio`` of the press's
+move. Then the hold: from ``hold_min_ms`` after the blow (before, the unit rings and sags
+with the blow itself, and neither counts) to ``hold_max_ms``, the unit moving cancels it and
+a release blow is an impulse of at least ``release_ratio`` of the press's
 and ``release_contrast`` times the background, with at most ``release_sideways`` of its
 energy sideways, in the direction ``release_polarity`` says.
 
@@ -422,7 +423,7 @@ def step(s, x: int, y: int, z: int) -> int:
             return NOTHING
     else:
         if state == HOLD:
-            if moving and not on_press:
+            if moving and not on_press and n >= int(m[_HOLD_FROM]) - _BIAS:
                 m[STATE] = SETTLING + _BIAS
                 m[CANCELS] = m[CANCELS] + 1
                 return CANCEL

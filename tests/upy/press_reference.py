@@ -164,7 +164,7 @@ class ReferenceDetector:
     def hold(self, n, raw, moving):
         """The hold's answer, or None when a press blow may still start (popping on the
         press blow, where a press may come before its release is seen)."""
-        if moving and not self.on_press:
+        if moving and not self.on_press and n >= self.hold_from:
             self.state = SETTLING
             self.counts["cancels"] += 1
             return CANCEL

@@ -248,6 +248,17 @@ def test_a_unit_lifted_during_the_hold_is_cancelled():
     assert [event for _, event in events] == [CUE, CANCEL]
 
 
+def test_a_press_shaking_the_unit_before_its_hold_begins_is_still_a_press():
+    """A hard press sags the unit into its feet for a moment, which the stillness keeps for
+    a while: before ``hold_min_ms`` that is the press's own, from then on the unit moving."""
+    sag = rest(8, (0, 0, 700))
+    samples = blow(3000) + sag + rest(150) + blow(400, RELEASE_SHAPE) + rest(100)
+    events = feed(detector_with(moving_mg=16, hold_min_ms=250), samples)
+    assert [event for _, event in events] == [CUE, POP], events
+    events = feed(detector_with(moving_mg=16, hold_min_ms=20), samples)
+    assert [event for _, event in events] == [CUE, CANCEL], events
+
+
 def test_a_release_that_goes_the_wrong_way_is_no_release():
     detector = detector_with(release_polarity=-1, hold_max_ms=400)
     down = [(0, 0, 1000 - 300 * min(k, 2) // 2 + 300 * max(k - 2, 0) // 80) for k in range(83)]
