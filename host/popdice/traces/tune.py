@@ -232,16 +232,19 @@ def check_enough(recordings: Sequence[Recording], where: str) -> None:
 
 def cost(strict: Score, loose: Score | None = None) -> float:
     """How much of the targets' budgets the scores use (0 is perfect, 3 is all three at their
-    limits): missed, late and early presses from ``strict``, false presses from ``loose``
-    (the same settings with their margins, or without: ``strict`` alone). Lateness and
-    earliness count only where the recordings say when each pop was due."""
+    limits): missed and late presses from ``strict``; false presses, and presses popped in
+    their hold (a release taken from the hold's own shaking, a false release), from
+    ``loose`` (the same settings with their margins, or without: ``strict`` alone).
+    Lateness and earliness count only where the recordings say when each pop was due."""
+    loose = loose or strict
     missed = strict.labelled - strict.detected
     untimely = 0
     if strict.timed:
         untimely = sum(1 for lat in strict.latencies_ms if lat > TARGET_LATENCY_MS)
-        untimely += strict.early
+    if loose.timed:
+        untimely += loose.early
     labelled = max(strict.labelled, 1)
-    per_hour = (loose or strict).false_per_hour or 0.0
+    per_hour = loose.false_per_hour or 0.0
     return (missed + untimely) / labelled / 0.005 + per_hour / 1.0
 
 
