@@ -185,6 +185,18 @@ def test_margins_make_each_gate_stricter_or_looser_within_the_firmwares_ranges()
     assert edge["contrast"] == 1.0 and check_settings(edge) == edge
 
 
+def test_a_fit_tries_no_gate_at_its_strict_end_where_the_margin_has_no_room() -> None:
+    from popdice.traces.tune import GRID, _with_room
+
+    assert 0.02 in GRID["release_sideways"] and 0.02 not in _with_room(
+        "release_sideways", GRID["release_sideways"]
+    )
+    assert max(_with_room("threshold_mg", GRID["threshold_mg"])) * 1.25 <= 4000
+    # at its loose end a gate lets everything through: that end stays
+    assert min(_with_room("release_contrast", GRID["release_contrast"])) == 1.0
+    assert _with_room("hold_min_ms", GRID["hold_min_ms"]) == GRID["hold_min_ms"]
+
+
 def test_a_fit_keeps_its_presses_and_its_quiet_with_a_margin(recordings: Path) -> None:
     fitted_on = load_recordings(recordings)
     tuner = Tuner(fitted_on)

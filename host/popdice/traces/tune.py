@@ -14,7 +14,8 @@ looser. A dozen minutes of recordings hold few of the knocks and bangs that make
 presses, and a press that only just passes is the one a slightly softer press fails: so the
 settings are pushed to the middle of the gap between presses and everything else, not to the
 edge of what the recordings allowed. Of the values that do equally well it takes the middle
-of the widest run, for the same reason.
+of the widest run, for the same reason; a gate's values at its strict end, which its margin
+cannot make stricter within the firmware's range, are not tried.
 
 The settings are fitted for popping on the release, on the press, or both (``POP_ON``);
 ``choose_pop_on`` picks the release unless it finds clearly fewer presses, or more false
@@ -373,7 +374,7 @@ class Tuner:
         for _ in range(rounds):
             changed = False
             for name in names:
-                values = GRID[name]
+                values = _with_room(name, GRID[name])
                 if name == "threshold_mg":
                     values = tuple(v for v in values if v >= floor) or values[-1:]
                 costs = []
@@ -387,6 +388,18 @@ class Tuner:
             if not changed:
                 break
         return current
+
+
+def _with_room(name: str, values: tuple[Any, ...], margin: float = MARGIN) -> tuple[Any, ...]:
+    """``values`` of a gate less those at its strict end, which its margin cannot make
+    stricter within the firmware's range: there presses would be scored without their
+    margin. (At its loose end a gate lets everything through, and looser is the same.)"""
+    if name not in STRICTER_UP:
+        return values
+    low, high = next((lo, hi) for n, lo, hi in firmware_settings() if n == name)
+    if STRICTER_UP[name]:
+        return tuple(v for v in values if v * margin <= high * 1.0001)
+    return tuple(v for v in values if v / margin >= low * 0.9999)
 
 
 def _middle_of_best(costs: Sequence[float]) -> int:
