@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from popdice.sim.physics import KINDS, knock_trace, press_trace, trace
+from popdice.sim.physics.scenes import AFTER_RELEASE_MS
 from popdice.sim.physics.sensor import quantise_g
 from popdice.traces.files import (
     TraceError,
@@ -94,6 +95,17 @@ def test_press_trace_for_the_simulated_lis3dh() -> None:
     assert dip < 0.85, "a press reads as a dip along up within 10 ms"
     strong = press_trace(seed=1, peak_g=5.0)
     assert min(s[2] for s in strong.samples_g) < min(s[2] for s in press_trace(1, 1.5).samples_g)
+
+
+def test_a_press_held_long_lasts_until_after_its_release() -> None:
+    """A trace of 1.6 s ended before a long hold's release, so the press could never pop."""
+    for seed in (31, 5004):  # held 0.6-1.5 s
+        found = press_trace(seed)
+        assert found.releases_ms[0] > 1400.0
+        assert found.t_ms[-1] >= found.releases_ms[0] + AFTER_RELEASE_MS - 2.5
+        short = press_trace(seed, seconds=1.6)
+        assert found.samples_g[: len(short.samples_g)] == short.samples_g
+    assert len(press_trace(0).t_ms) == 640  # a short hold: 1.6 s, as before
 
 
 def test_knock_trace_for_the_simulated_lis3dh() -> None:

@@ -23,6 +23,7 @@ the phone buzzing through some of the knocks).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 
@@ -43,6 +44,8 @@ OTHER_KINDS = ("knocks", "bumps", "handling", "buzzing", "leaning", "mixed")
 KINDS = PRESS_KINDS + OTHER_KINDS
 LEAD_IN_MS = 1000.0
 LEAD_OUT_MS = 2000.0
+PRESS_SECONDS = 1.6  # a single press's trace, at least
+AFTER_RELEASE_MS = 200.0  # and at least this long after its release (its pop and ringing)
 OTHER_SHARE = 0.25
 TIME_DECIMALS = 1
 
@@ -241,17 +244,25 @@ def press_trace(
     seed: int = 0,
     peak_g: float | None = None,
     onset_ms: float = 800.0,
-    seconds: float = 1.6,
+    seconds: float | None = None,
 ) -> Trace:
     """One press (and its release) on a unit resting upright on a level table: sensor z up,
     reading (0, 0, 1) g at rest like the simulated LIS3DH's resting vector, sampled at
     exactly 400 Hz (sample ``i`` at ``2.5 * i`` ms): feed ``samples_g`` to the simulated
-    part. ``peak_g=None`` draws the strength like any press's (1-6 g, now and then a slam)."""
+    part. ``peak_g=None`` draws the strength like any press's (1-6 g, now and then a slam).
+    ``seconds=None``: ``PRESS_SECONDS``, or longer where the hold is long, so that the trace
+    holds the release and ``AFTER_RELEASE_MS`` after it (the first samples are the same)."""
 
     def press(s: _Session) -> None:
         s.press(onset_ms, peak_g)
 
-    return _one_event(seed, seconds, "press", press)
+    if seconds is not None:
+        return _one_event(seed, seconds, "press", press)
+    longest_ms = onset_ms + mechanics.RELEASE_LONG_HOLD_MS[1] + AFTER_RELEASE_MS
+    made = _one_event(seed, max(PRESS_SECONDS, longest_ms / 1000.0), "press", press)
+    end_ms = max(PRESS_SECONDS * 1000.0, made.releases_ms[0] + AFTER_RELEASE_MS)
+    kept = sum(1 for t in made.t_ms if t < end_ms)
+    return dataclasses.replace(made, t_ms=made.t_ms[:kept], samples_g=made.samples_g[:kept])
 
 
 def knock_trace(
