@@ -64,6 +64,26 @@ def _upytest(path: Path, *flags: str, timeout: float) -> subprocess.CompletedPro
         )
 
 
+def run_code(code: str, timeout: float = 120) -> str:
+    """What ``code`` prints, run in the unix port with the tests' and the firmware's modules
+    on its path."""
+    env = dict(os.environ, MICROPYPATH=os.pathsep.join(str(p) for p in UPY_PATH))
+    env["POPDICE_ROOT"] = str(ROOT)
+    proc = subprocess.run(
+        [*micropython_command(), "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=ROOT,
+    )
+    if proc.returncode != 0:
+        raise UpyFailure(
+            f"MicroPython failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}"
+        )
+    return proc.stdout
+
+
 def list_module(path: Path, timeout: float = 60) -> list[str]:
     """The names of the module's tests, in the order it runs them (none is run)."""
     proc = _upytest(path, "--list", timeout=timeout)

@@ -5,11 +5,14 @@ a knock and a lift give no pop; settings are checked; sample numbers stay small;
 is allocated per sample."""
 
 import gc
+import struct
 import sys
 from array import array
+from binascii import crc32
 
 import micropython
 from press_reference import ReferenceDetector
+from vectors import load
 
 from popdice_fw.press import (
     ARMED,
@@ -107,14 +110,6 @@ def feed(detector, samples):
     return events
 
 
-def flat(samples):
-    """Samples as one array of x, y, z values: a few bytes a sample, on a 192K heap."""
-    out = array("h")
-    for sample in samples:
-        out.extend(sample)
-    return out
-
-
 class Noise:
     """A small linear congruential generator: the same numbers in every MicroPython."""
 
@@ -126,27 +121,38 @@ class Noise:
         return (self.state >> 8) % n
 
 
-# Rounds of presses and knocks in ``everything``: on the emulated chip, where the Python
-# reference runs some 200 times slower than on the unix port, two (the viper code's paths are
-# the same; the unix port runs four).
+# Rounds of presses and knocks in ``everything``: fewer on the emulated chip, which is slower.
 _ON_CHIP = sys.platform == "rp2"
-_ROUNDS = 2 if _ON_CHIP else 4
+CHIP_ROUNDS = 2
+_ROUNDS = CHIP_ROUNDS if _ON_CHIP else 4
+_CHUNK = 64  # samples a digest covers
+_DIGESTS = "press_digests.json"  # on the chip: the reference's digests, from the unix port
 
 
-def everything(seed):
+# ``everything`` at its longest is 4,866 samples: one buffer serves every call, taken in one
+# piece at import (a buffer grown sample by sample splits a 192K heap).
+_MOST_VALUES = 15000
+_VALUES = array("h", bytes(2 * _MOST_VALUES))
+
+
+def everything(seed, rounds=_ROUNDS):
     """A few seconds of everything the detector meets: rest with noise, presses with and
     without releases (one upside down), knocks that rock the unit, a lift, a tilt to
-    another up, blows at the sensor's limits."""
+    another up, blows at the sensor's limits. (x, y, z values in a view of ``_VALUES``,
+    which the next call overwrites.)"""
     noise = Noise(seed)
-    out = array("h")
+    count = [0]
 
     def jitter(samples, amount):
+        k = count[0]
         for sample in samples:
             for value in sample:
-                out.append(value + noise.below(2 * amount + 1) - amount)
+                _VALUES[k] = value + noise.below(2 * amount + 1) - amount
+                k += 1
+        count[0] = k
 
     jitter(rest(300), 6)
-    for _ in range(_ROUNDS):
+    for _ in range(rounds):
         jitter(press(200 + noise.below(2000), 20 + noise.below(200), noise.below(400)), 8)
         jitter(rest(50 + noise.below(300)), 6)
         jitter(blow(300 + noise.below(3000), sideways=(noise.below(3000), 900, 0)), 20)
@@ -155,10 +161,10 @@ def everything(seed):
     tilted = (700, 0, 700)
     jitter([(700 * k // 60, 0, 1000 - 300 * k // 60) for k in range(60)], 30)  # a tilt
     jitter(rest(200, tilted) + press(900) + rest(200, tilted), 6)
-    out.extend(flat([(-8000, 8000, -8000), (8000, -8000, 8000)] * 10))
+    jitter([(-8000, 8000, -8000), (8000, -8000, 8000)] * 10, 0)  # the sensor's limits
     jitter([(0, 0, 1000 + noise.below(600) - 300) for _ in range(150)], 200)  # in a hand
     jitter(rest(300), 4)
-    return out
+    return memoryview(_VALUES)[: count[0]]
 
 
 SETTINGS_TRIED = (
@@ -173,18 +179,19 @@ SETTINGS_TRIED = (
 )
 
 
-# On the emulated chip, four of them: the defaults, popping on the press, the widest band and
-# window, and the release's gates at their other ends (each stage's other paths).
-COMPARED = tuple(SETTINGS_TRIED[i] for i in (0, 1, 3, 6)) if _ON_CHIP else SETTINGS_TRIED
-
-
 def test_the_detector_is_its_reference_on_every_sample():
-    for seed, changes in enumerate(COMPARED):
+    """Sample by sample against the plain reference; on the emulated chip, where the reference
+    runs some 200 times slower than on the unix port, against what the reference computed on
+    the unix port before the run (``reference_digests``), a digest to every 64 samples."""
+    if _ON_CHIP:
+        _against_the_references_digests(load(_DIGESTS))
+        return
+    for seed, changes in enumerate(SETTINGS_TRIED):
         settings = settings_with(**changes)
         detector = PressDetector(settings)
         reference = ReferenceDetector(settings)
         samples = None
-        gc.collect()  # the samples want 20 KB in one piece
+        gc.collect()
         samples = everything(seed + 1)
         for i in range(0, len(samples), 3):
             x, y, z = samples[i], samples[i + 1], samples[i + 2]
@@ -201,6 +208,96 @@ def test_the_detector_is_its_reference_on_every_sample():
             assert (got, detector.state) == (wanted, reference.state), (changes, i, got, wanted)
         assert detector.counts() == reference.counts, changes
         assert sum(reference.counts.values()) >= 2, changes
+
+
+def test_digests_of_the_detector_and_of_its_reference_agree():
+    """What the chip's comparison rests on: the same samples give the same digests (not on
+    the chip, where the reference is slow), and a sample that differs changes its digest."""
+    for seed, changes in enumerate(() if _ON_CHIP else SETTINGS_TRIED):
+        settings = settings_with(**changes)
+        samples = None
+        gc.collect()
+        samples = everything(seed + 1)
+        wanted = _digests(ReferenceDetector(settings), _reference_reading, samples)
+        assert _digests(PressDetector(settings), _detector_reading, samples) == wanted, changes
+        assert len(wanted) == (len(samples) // 3 + _CHUNK - 1) // _CHUNK
+    samples = None
+    gc.collect()
+    samples = everything(1)
+    wanted = _digests(PressDetector(settings_with()), _detector_reading, samples)
+    samples[3 * 700 + 2] += 500  # one sample, 500 mg more along up
+    changed = _digests(PressDetector(settings_with()), _detector_reading, samples)
+    assert changed[:10] == wanted[:10] and changed[10] != wanted[10]
+
+
+def reference_digests(rounds=_ROUNDS):
+    """For every settings tried, the reference's digests over ``everything`` and its counts
+    (JSON-ready: tests/test_rp2040.py has the unix port write them for the chip, with the
+    chip's rounds)."""
+    cases = []
+    for seed, changes in enumerate(SETTINGS_TRIED):
+        reference = ReferenceDetector(settings_with(**changes))
+        samples = None
+        gc.collect()
+        samples = everything(seed + 1, rounds)
+        found = _digests(reference, _reference_reading, samples)
+        cases.append({"digests": found, "counts": reference.counts})
+    return {"rounds": rounds, "chunk": _CHUNK, "cases": cases}
+
+
+def _against_the_references_digests(expected):
+    assert (expected["rounds"], expected["chunk"]) == (_ROUNDS, _CHUNK)
+    assert len(expected["cases"]) == len(SETTINGS_TRIED)
+    for seed, changes in enumerate(SETTINGS_TRIED):
+        detector = PressDetector(settings_with(**changes))
+        samples = None
+        gc.collect()
+        samples = everything(seed + 1)
+        found = _digests(detector, _detector_reading, samples)
+        wanted = expected["cases"][seed]["digests"]
+        differs = [k for k in range(len(wanted)) if k >= len(found) or found[k] != wanted[k]]
+        assert len(found) == len(wanted) and not differs, (
+            changes,
+            "first differs at sample %d" % (differs[0] * _CHUNK if differs else len(found)),
+        )
+        assert detector.counts() == expected["cases"][seed]["counts"], changes
+
+
+def _detector_reading(detector):
+    return (
+        detector.state,
+        detector.value(IMPULSE),
+        detector.value(LEAD),
+        detector.value(BACKGROUND),
+        detector.value(STILL),
+    )
+
+
+def _reference_reading(reference):
+    return (
+        reference.state,
+        reference.impulse,
+        reference.lead,
+        reference.background,
+        reference.still,
+    )
+
+
+def _digests(detector, reading, samples):
+    """A CRC32 of every ``_CHUNK`` samples' event, state and measurements."""
+    block = bytearray(24 * _CHUNK)
+    found = []
+    k = 0
+    for i in range(0, len(samples), 3):
+        event = detector.update(samples[i], samples[i + 1], samples[i + 2])
+        struct.pack_into("<6i", block, 24 * k, event, *reading(detector))
+        k += 1
+        if k == _CHUNK:
+            found.append(crc32(block))
+            k = 0
+    if k:
+        found.append(crc32(memoryview(block)[: 24 * k]))
+    return found
 
 
 def test_a_press_cues_on_its_blow_and_pops_on_its_release():
