@@ -52,6 +52,31 @@ def test_tokens_are_random_kept_for_the_game_and_private(journal: Journal) -> No
         Tokens.for_game(journal.path.parent, session.game_id, 2)
 
 
+def test_a_games_tokens_go_when_the_table_closes_on_it_over(journal: Journal) -> None:
+    import argparse
+    from contextlib import ExitStack
+
+    from test_table_lowdown import TURNS, play
+
+    from popdice.phones.cli import served_app
+
+    args = argparse.Namespace(address="127.0.0.1", port=0)
+    session = start(journal, game_popper(), game_handheld())
+    kept = journal.path.parent / "phones" / f"{session.game_id}.json"
+    with ExitStack() as stack:
+        served_app(stack, session, args, {})
+    assert kept.is_file()  # a game to resume: its phones reconnect
+    with ExitStack() as stack:
+        served_app(stack, session, args, {})
+        for turn in TURNS:
+            session.press_dome()
+            session.roll_hidden()
+            for text in turn:
+                assert play(session, text).accepted
+        assert session.finished and kept.is_file()
+    assert not kept.exists()
+
+
 def test_a_wrong_token_gets_403_and_no_socket(journal: Journal) -> None:
     session = start(journal, game_popper(), game_handheld())
     client, tokens, _ = served(journal, session)

@@ -1,5 +1,6 @@
 """``popdice table ... --serve``: the table's app with each player's page served, its tokens
-kept beside the journal, the server entered into the command's stack."""
+kept beside the journal until the table closes on a game that is over, the server entered
+into the command's stack (it closes first)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,14 @@ def served_app(
     referee = session.referee
     if not isinstance(referee, LowdownTable):
         raise PopdiceError(f"--serve is for Lowdown; {referee.game} is played at the laptop")
-    tokens = Tokens.for_game(session.journal.path.parent, session.game_id, len(referee.players))
+    folder = session.journal.path.parent
+    tokens = Tokens.for_game(folder, session.game_id, len(referee.players))
+
+    def forget_when_over() -> None:
+        if session.finished:
+            Tokens.forget(folder, session.game_id)
+
+    stack.callback(forget_when_over)  # before the server's exit, so it runs after it
     app = ServedTableApp(session, simulated=bool(hands), hands=hands, urls=[])
     server = PhoneServer(app.host, tokens, args.address or lan_address(), args.port)
     app.urls = [server.url(seat) for seat in range(len(referee.players))]

@@ -1,8 +1,9 @@
 """Each player's token for a game: 192 random bits, the only key to their page.
 
 The tokens are kept beside the journal (``phones/GAME.json``, readable by its owner only),
-so a game resumed with ``--resume`` keeps them and the phones reconnect by themselves. A
-token is compared in constant time.
+so a game resumed with ``--resume`` keeps them and the phones reconnect by themselves; the
+table removes them when it closes on a game that is over. A token is compared in constant
+time.
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ class Tokens:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(made.by_seat, out)
         return made
+
+    @staticmethod
+    def forget(folder: Path, game_id: int) -> None:
+        """Removes the game's tokens (once it is over, no page of it is served again)."""
+        (folder / "phones" / f"{game_id}.json").unlink(missing_ok=True)
 
     def seat_of(self, token: str) -> int | None:
         """The seat whose token ``token`` is, or None."""
