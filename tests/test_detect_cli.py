@@ -125,3 +125,19 @@ def test_the_built_in_settings_on_a_slice_of_the_corpus(
     false = sum(len(report["false"]) for report in reports.values())
     hours = sum(report["non_press_hours"] for report in reports.values())
     assert false <= 3 and hours > 0.25
+
+
+def test_the_single_press_bench_counts_pops_in_the_hold_and_knocks() -> None:
+    import subprocess
+    import sys
+
+    bench = Path(__file__).resolve().parents[1] / "bench" / "presses.py"
+    run = [sys.executable, str(bench), "--presses", "6", "--knocks", "2", "--json"]
+    figures = json.loads(subprocess.run(run, capture_output=True, text=True, check=True).stdout)
+    assert figures["presses"] == 6 and figures["first_seed"] == 5001 and figures["noise_mg"] == 3
+    assert figures["popped"] == 6 - len(figures["missed"]) >= 5
+    assert set(figures["in_the_hold"]) <= set(range(5001, 5007)) - set(figures["missed"])
+    assert figures["latency_ms_p99"] is not None and figures["latency_ms_p99"] <= 15
+    assert figures["knocks"] == 2 and set(figures["knocks_popped"]) <= {0, 1}
+    bad = subprocess.run([*run[:2], "--noise-mg", "-1"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr == "error: --noise-mg is 0 to 100\n"

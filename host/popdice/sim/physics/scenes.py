@@ -224,11 +224,18 @@ def trace(kind: str, seed: int, seconds: float = 60.0) -> Trace:
     )
 
 
-def _one_event(seed: int, seconds: float, kind: str, event: Callable[[_Session], None]) -> Trace:
+def _one_event(
+    seed: int,
+    seconds: float,
+    kind: str,
+    event: Callable[[_Session], None],
+    noise_g: float | None = None,
+) -> Trace:
     rng = random.Random(f"popdice-traces:{kind}:{seed}")
     session = _Session(rng, seconds, UP, steady_clock=True)
     event(session)
-    samples = Lis3dh.ideal().read(session.motion, rng)
+    part = Lis3dh.ideal() if noise_g is None else Lis3dh.ideal(noise_g)
+    samples = part.read(session.motion, rng)
     return Trace(
         session.motion.t_ms,
         samples,
@@ -245,21 +252,23 @@ def press_trace(
     peak_g: float | None = None,
     onset_ms: float = 800.0,
     seconds: float | None = None,
+    noise_g: float | None = None,
 ) -> Trace:
     """One press (and its release) on a unit resting upright on a level table: sensor z up,
     reading (0, 0, 1) g at rest like the simulated LIS3DH's resting vector, sampled at
     exactly 400 Hz (sample ``i`` at ``2.5 * i`` ms): feed ``samples_g`` to the simulated
     part. ``peak_g=None`` draws the strength like any press's (1-6 g, now and then a slam).
     ``seconds=None``: ``PRESS_SECONDS``, or longer where the hold is long, so that the trace
-    holds the release and ``AFTER_RELEASE_MS`` after it (the first samples are the same)."""
+    holds the release and ``AFTER_RELEASE_MS`` after it (the first samples are the same).
+    ``noise_g``: the part's noise, rms (``Lis3dh.ideal``'s by default)."""
 
     def press(s: _Session) -> None:
         s.press(onset_ms, peak_g)
 
     if seconds is not None:
-        return _one_event(seed, seconds, "press", press)
+        return _one_event(seed, seconds, "press", press, noise_g)
     longest_ms = onset_ms + mechanics.RELEASE_LONG_HOLD_MS[1] + AFTER_RELEASE_MS
-    made = _one_event(seed, max(PRESS_SECONDS, longest_ms / 1000.0), "press", press)
+    made = _one_event(seed, max(PRESS_SECONDS, longest_ms / 1000.0), "press", press, noise_g)
     end_ms = max(PRESS_SECONDS * 1000.0, made.releases_ms[0] + AFTER_RELEASE_MS)
     kept = sum(1 for t in made.t_ms if t < end_ms)
     return dataclasses.replace(made, t_ms=made.t_ms[:kept], samples_g=made.samples_g[:kept])

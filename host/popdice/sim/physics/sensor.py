@@ -92,9 +92,10 @@ class Lis3dh:
         return cls(mounting, offset, gain, rng.uniform(*NOISE_G))
 
     @classmethod
-    def ideal(cls) -> Lis3dh:
-        """Upright (sensor axes are the unit's), no offset or gain error, typical noise."""
-        return cls(IDENTITY, (0.0, 0.0, 0.0), (1.0, 1.0, 1.0), 0.003)
+    def ideal(cls, noise_g: float = 0.003) -> Lis3dh:
+        """Upright (sensor axes are the unit's), no offset or gain error, typical noise (or
+        ``noise_g`` rms)."""
+        return cls(IDENTITY, (0.0, 0.0, 0.0), (1.0, 1.0, 1.0), noise_g)
 
     def read(self, motion: Motion, rng: random.Random) -> list[tuple[float, float, float]]:
         """Every sample of ``motion`` as the part reports it, in g."""
