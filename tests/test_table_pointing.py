@@ -61,12 +61,31 @@ def click_offset(app: TableApp, box: tuple[str, int, int]) -> tuple[int, int]:
     return (FIRST_BOX[0] + grids.index(grid) * GRID_COLUMNS + col * 2, FIRST_BOX[1] + row)
 
 
-def chip(app: TableApp, key: str | None = None, label: str | None = None) -> Chip:
+def find_chip(app: TableApp, key: str | None = None, label: str | None = None) -> Chip | None:
     for found in app.query(Chip):
         fits = (key is None or found.key == key) and (label is None or str(found.content) == label)
         if fits and not found.has_class("chosen"):
             return found
-    raise AssertionError(f"no chip {key or label} among {[c.key for c in app.query(Chip)]}")
+    return None
+
+
+def chip(app: TableApp, key: str | None = None, label: str | None = None) -> Chip:
+    found = find_chip(app, key, label)
+    if found is None:
+        raise AssertionError(f"no chip {key or label} among {[c.key for c in app.query(Chip)]}")
+    return found
+
+
+async def shown_chip(
+    pilot: Pilot[None], app: TableApp, key: str | None = None, label: str | None = None
+) -> Chip:
+    """The chip once the bar shows it (a click's answer is drawn a refresh later), 5 s at
+    most."""
+    try:
+        await wait_until(pilot, lambda: find_chip(app, key, label) is not None)
+    except AssertionError:
+        pass  # chip() says which chips there are instead
+    return chip(app, key, label)
 
 
 async def point(pilot: Pilot[None], app: TableApp, move: Move) -> None:
@@ -77,15 +96,15 @@ async def point(pilot: Pilot[None], app: TableApp, move: Move) -> None:
         await pilot.click(f"#board-{seat}", offset=(0, 0))
     kind = move["type"]
     if kind in ("reveal", "skip", "done"):
-        await pilot.click(chip(app, key=f"a:{kind}"))
+        await pilot.click(await shown_chip(pilot, app, key=f"a:{kind}"))
     elif kind == "cross":
-        await pilot.click(chip(app, key=f"x:{move['grid']}:{move['line']}"))
+        await pilot.click(await shown_chip(pilot, app, key=f"x:{move['grid']}:{move['line']}"))
     else:
         if kind == "wild":
-            await pilot.click(chip(app, key="a:wild"))
-        await pilot.click(chip(app, label=str(move["number"])))
+            await pilot.click(await shown_chip(pilot, app, key="a:wild"))
+        await pilot.click(await shown_chip(pilot, app, label=str(move["number"])))
         if move.get("color") is not None:
-            await pilot.click(chip(app, label=move["color"]))
+            await pilot.click(await shown_chip(pilot, app, label=move["color"]))
         box = (move["grid"], move["row"], move["col"])
         assert box in app.query_one(f"#board-{seat}", BoardView).lit, (move, app.pick)
         await pilot.click(f"#board-{seat}", offset=click_offset(app, box))
@@ -168,13 +187,14 @@ def test_a_write_with_the_keyboard_and_a_box_refused_before_the_dice(journal: Jo
 async def choose(pilot: Pilot[None], app: TableApp, *labels: str) -> None:
     """Chooses the bar's chips by their labels, one after the other."""
     for label in labels:
-        await pilot.click(chip(app, label=label))
+        await pilot.click(await shown_chip(pilot, app, label=label))
 
 
 async def count_to(pilot: Pilot[None], app: TableApp, target: int) -> None:
     while app.counting != target:
-        await pilot.click(chip(app, key="count:+" if app.counting < target else "count:-"))
-    await pilot.click(chip(app, key="count:ok"))
+        key = "count:+" if app.counting < target else "count:-"
+        await pilot.click(await shown_chip(pilot, app, key=key))
+    await pilot.click(await shown_chip(pilot, app, key="count:ok"))
 
 
 @pytest.mark.runs_long
