@@ -23,47 +23,46 @@ from typing import Any
 from popdice.console.arguments import whole_number
 from popdice.errors import PopdiceError
 from popdice.sim.physics.scenes import knock_trace, press_trace
+from popdice.sim.physics.sensor import IDEAL_NOISE_G
 from popdice.traces.measured import Measured, check_settings, detections
-from popdice.traces.scoring import EARLY_MS, MATCH_AFTER_RELEASE_MS, MATCH_BEFORE_MS, percentile
+from popdice.traces.scoring import percentile, score
 from popdice.traces.trace import driver_mg
 from popdice.traces.tune import read_config
 from popdice_fw.builtin_settings import BUILT_IN
 
 
-def pops_ms(
-    samples_g: list[tuple[float, float, float]], t_ms: list[float], settings: dict
-) -> list[float]:
-    found = detections(Measured.of(driver_mg(samples_g), settings["band_samples"]), settings)
-    return [t_ms[i] for i in found]
+def pops(samples_g: list[tuple[float, float, float]], settings: dict) -> list[int]:
+    """The samples the detector popped on."""
+    return detections(Measured.of(driver_mg(samples_g), settings["band_samples"]), settings)
 
 
 def measure(args: argparse.Namespace, settings: dict[str, Any]) -> dict[str, Any]:
-    noise = None if args.noise_mg is None else args.noise_mg / 1000.0
+    noise = IDEAL_NOISE_G if args.noise_mg is None else args.noise_mg / 1000.0
     missed: list[int] = []
     early: list[int] = []
-    latencies = []
+    latencies: list[float] = []
     for seed in range(args.first_seed, args.first_seed + args.presses):
         made = press_trace(seed=seed, noise_g=noise)
-        onset, release = made.press_times_ms[0], made.releases_ms[0]
-        window = [
-            t
-            for t in pops_ms(made.samples_g, made.t_ms, settings)
-            if onset - MATCH_BEFORE_MS <= t <= release + MATCH_AFTER_RELEASE_MS
-        ]
-        if not window:
+        releases = made.releases_ms
+        result = score(
+            made.t_ms, pops(made.samples_g, settings), made.press_times_ms, releases, releases
+        )
+        if not result.detected:
             missed.append(seed)
-        elif window[0] < release - EARLY_MS:
+        elif result.early:
             early.append(seed)
         else:
-            latencies.append(max(window[0] - release, 0.0))
+            latencies += result.latencies_ms
     knocked = [
-        seed for seed in range(args.knocks) if pops_ms(*_knock(seed, args.knock_g), settings)
+        seed
+        for seed in range(args.knocks)
+        if pops(knock_trace(seed, args.knock_g).samples_g, settings)
     ]
     latencies.sort()
     return {
         "presses": args.presses,
         "first_seed": args.first_seed,
-        "noise_mg": 3.0 if args.noise_mg is None else args.noise_mg,
+        "noise_mg": round(1000 * noise, 3),
         "popped": args.presses - len(missed),
         "missed": missed,
         "in_the_hold": early,
@@ -73,11 +72,6 @@ def measure(args: argparse.Namespace, settings: dict[str, Any]) -> dict[str, Any
         "knock_g": args.knock_g,
         "knocks_popped": knocked,
     }
-
-
-def _knock(seed: int, peak_g: float) -> tuple[list[tuple[float, float, float]], list[float]]:
-    made = knock_trace(seed, peak_g)
-    return made.samples_g, made.t_ms
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,7 @@ from ...traces.trace import Trace
 from . import mechanics
 from .geometry import UP, Vec
 from .mechanics import Motion
-from .sensor import Lis3dh, sample_times
+from .sensor import IDEAL_NOISE_G, Lis3dh, sample_times
 
 PRESS_KINDS = (
     "presses",
@@ -229,13 +229,12 @@ def _one_event(
     seconds: float,
     kind: str,
     event: Callable[[_Session], None],
-    noise_g: float | None = None,
+    noise_g: float = IDEAL_NOISE_G,
 ) -> Trace:
     rng = random.Random(f"popdice-traces:{kind}:{seed}")
     session = _Session(rng, seconds, UP, steady_clock=True)
     event(session)
-    part = Lis3dh.ideal() if noise_g is None else Lis3dh.ideal(noise_g)
-    samples = part.read(session.motion, rng)
+    samples = Lis3dh.ideal(noise_g).read(session.motion, rng)
     return Trace(
         session.motion.t_ms,
         samples,
@@ -252,7 +251,7 @@ def press_trace(
     peak_g: float | None = None,
     onset_ms: float = 800.0,
     seconds: float | None = None,
-    noise_g: float | None = None,
+    noise_g: float = IDEAL_NOISE_G,
 ) -> Trace:
     """One press (and its release) on a unit resting upright on a level table: sensor z up,
     reading (0, 0, 1) g at rest like the simulated LIS3DH's resting vector, sampled at
@@ -260,7 +259,7 @@ def press_trace(
     part. ``peak_g=None`` draws the strength like any press's (1-6 g, now and then a slam).
     ``seconds=None``: ``PRESS_SECONDS``, or longer where the hold is long, so that the trace
     holds the release and ``AFTER_RELEASE_MS`` after it (the first samples are the same).
-    ``noise_g``: the part's noise, rms (``Lis3dh.ideal``'s by default)."""
+    ``noise_g``: the part's noise, rms."""
 
     def press(s: _Session) -> None:
         s.press(onset_ms, peak_g)

@@ -30,6 +30,7 @@ RATE_ERROR = 0.02
 JITTER_MS = (0.01, 0.06)
 JITTER_LIMIT_MS = 0.3
 NOISE_G = (0.002, 0.004)
+IDEAL_NOISE_G = 0.003  # typical: ``Lis3dh.ideal``'s
 OFFSET_G = 0.04
 GAIN_ERROR = 0.03
 TILTED_SHARE = 0.6
@@ -92,7 +93,7 @@ class Lis3dh:
         return cls(mounting, offset, gain, rng.uniform(*NOISE_G))
 
     @classmethod
-    def ideal(cls, noise_g: float = 0.003) -> Lis3dh:
+    def ideal(cls, noise_g: float = IDEAL_NOISE_G) -> Lis3dh:
         """Upright (sensor axes are the unit's), no offset or gain error, typical noise (or
         ``noise_g`` rms)."""
         return cls(IDENTITY, (0.0, 0.0, 0.0), (1.0, 1.0, 1.0), noise_g)
