@@ -47,9 +47,16 @@ def micropython_command() -> list[str]:
     return [str(exe), "-X", "heapsize=192K"]
 
 
-def _upytest(path: Path, *flags: str, timeout: float) -> subprocess.CompletedProcess[str]:
+def _upy_env() -> dict[str, str]:
+    """The environment of a MicroPython run: the tests' and the firmware's modules on its
+    path, the project's root for files it reads."""
     env = dict(os.environ, MICROPYPATH=os.pathsep.join(str(p) for p in UPY_PATH))
     env["POPDICE_ROOT"] = str(ROOT)
+    return env
+
+
+def _upytest(path: Path, *flags: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    env = _upy_env()
     # A folder of this run's own for tests that write files (the unix port has no getpid, and
     # runs in parallel workers or other checkouts must not share one).
     with tempfile.TemporaryDirectory(prefix="popdice-upy-") as scratch:
@@ -67,13 +74,11 @@ def _upytest(path: Path, *flags: str, timeout: float) -> subprocess.CompletedPro
 def run_code(code: str, timeout: float = 120) -> str:
     """What ``code`` prints, run in the unix port with the tests' and the firmware's modules
     on its path."""
-    env = dict(os.environ, MICROPYPATH=os.pathsep.join(str(p) for p in UPY_PATH))
-    env["POPDICE_ROOT"] = str(ROOT)
     proc = subprocess.run(
         [*micropython_command(), "-c", code],
         capture_output=True,
         text=True,
-        env=env,
+        env=_upy_env(),
         timeout=timeout,
         cwd=ROOT,
     )

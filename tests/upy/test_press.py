@@ -4,7 +4,6 @@ and pops on its release (or on its blow, popping on the press); a blow that neve
 a knock and a lift give no pop; settings are checked; sample numbers stay small; and nothing
 is allocated per sample."""
 
-import gc
 import struct
 import sys
 from array import array
@@ -190,8 +189,6 @@ def test_the_detector_is_its_reference_on_every_sample():
         settings = settings_with(**changes)
         detector = PressDetector(settings)
         reference = ReferenceDetector(settings)
-        samples = None
-        gc.collect()
         samples = everything(seed + 1)
         for i in range(0, len(samples), 3):
             x, y, z = samples[i], samples[i + 1], samples[i + 2]
@@ -215,14 +212,10 @@ def test_digests_of_the_detector_and_of_its_reference_agree():
     the chip, where the reference is slow), and a sample that differs changes its digest."""
     for seed, changes in enumerate(() if _ON_CHIP else SETTINGS_TRIED):
         settings = settings_with(**changes)
-        samples = None
-        gc.collect()
         samples = everything(seed + 1)
         wanted = _digests(ReferenceDetector(settings), _reference_reading, samples)
         assert _digests(PressDetector(settings), _detector_reading, samples) == wanted, changes
         assert len(wanted) == (len(samples) // 3 + _CHUNK - 1) // _CHUNK
-    samples = None
-    gc.collect()
     samples = everything(1)
     wanted = _digests(PressDetector(settings_with()), _detector_reading, samples)
     samples[3 * 700 + 2] += 500  # one sample, 500 mg more along up
@@ -237,8 +230,6 @@ def reference_digests(rounds=_ROUNDS):
     cases = []
     for seed, changes in enumerate(SETTINGS_TRIED):
         reference = ReferenceDetector(settings_with(**changes))
-        samples = None
-        gc.collect()
         samples = everything(seed + 1, rounds)
         found = _digests(reference, _reference_reading, samples)
         cases.append({"digests": found, "counts": reference.counts})
@@ -250,8 +241,6 @@ def _against_the_references_digests(expected):
     assert len(expected["cases"]) == len(SETTINGS_TRIED)
     for seed, changes in enumerate(SETTINGS_TRIED):
         detector = PressDetector(settings_with(**changes))
-        samples = None
-        gc.collect()
         samples = everything(seed + 1)
         found = _digests(detector, _detector_reading, samples)
         wanted = expected["cases"][seed]["digests"]
