@@ -28,7 +28,7 @@ TESTS = Path(__file__).resolve().parent
 # tier on two workers): the detector against its reference, and the rest. With the fewest
 # tests each must report.
 ON_CHIP = {
-    ("test_press.py",): 15,
+    ("test_press.py",): 16,
     ("test_stream.py", "test_meter.py", "test_codec.py", "test_dice.py"): 18,
 }
 HELPERS = ("upytest.py", "simbus.py", "vectors.py", "cobs_reference.py", "press_reference.py")

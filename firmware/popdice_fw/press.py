@@ -14,9 +14,11 @@ then only waits out the release so that it is not taken for a press.
 Every sample goes through two stages. ``measure`` turns it into motion along up and
 sideways:
 
-- gravity is a slow average of the samples (160 ms; one sample moves it by at most 4 mg);
-  the sample minus gravity is the motion, split into ``along`` (up, by the measured gravity,
-  however the sensor is mounted) and its sideways energy;
+- gravity is a slow average of the samples (160 ms; one sample moves it by at most 2 mg,
+  enough to follow a unit tilted by hand, while a blow's few samples move it by a few mg
+  and leave no offset for the stillness to take for a hand); the sample minus gravity is
+  the motion, split into ``along`` (up, by the measured gravity, however the sensor is
+  mounted) and its sideways energy;
 - the impulse is how far ``along`` moved over the last ``band_samples`` samples; the lead is
   the largest motion along up over the five samples before that band (a press starts from
   rest); the background is the recent size of the impulse (80 ms), taken from four samples
@@ -74,7 +76,7 @@ STATES = ("settling", "armed", "candidate", "hold", "refractory")
 
 _BIAS = const(1 << 29)
 _GRAVITY_SHIFT = const(6)  # gravity follows over 64 samples (160 ms)
-_GRAVITY_PULL_MG = const(256)  # one sample moves it by at most 256 >> 6 = 4 mg
+_GRAVITY_PULL_MG = const(128)  # one sample moves it by at most 128 >> 6 = 2 mg
 _UP_EVERY = const(16)  # the up axis is measured again from gravity every 16 samples
 _UP_ONE = const(1024)  # the up axis in 1/1024
 _MIN_GRAVITY_MG = const(250)  # below this there is no up (falling): the last one is kept

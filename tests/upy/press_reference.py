@@ -4,7 +4,7 @@ tests compare the two on every sample, inside MicroPython (on the unix port and 
 emulated chip) and in CPython. Plain Python that runs in both; it allocates as it likes."""
 
 GRAVITY_SHIFT = 6
-GRAVITY_PULL = 256
+GRAVITY_PULL = 128
 UP_EVERY = 16
 UP_ONE = 1024
 MIN_GRAVITY = 250
