@@ -185,13 +185,16 @@ class TableApp(App[None]):
         if isinstance(referee, LowdownTable):
             self.show_lowdown(referee)
             return
-        dice_view = self.screen_stack[0].query_one("#dice", DiceView)
+        dice_view = self.shown_widget("#dice", DiceView)
+        scores = self.shown_widget("#scores", Static)
+        if dice_view is None or scores is None:
+            return
         if isinstance(referee, RingerTable):
             dice_view.show([] if referee.die is None else [(None, referee.die)], "the die")
         elif isinstance(referee, PopalotsyTable):
             dice = [(die.color, die.number) for die in referee.dice]
             dice_view.show(dice, f"round {referee.round}")
-        self.screen_stack[0].query_one("#scores", Static).update(self.scores_text())
+        scores.update(self.scores_text())
         bar = self.shown_widget("#pick", PickBar)
         if bar is not None:
             bar.show(*self.form_bar())
