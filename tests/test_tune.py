@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 import multiprocessing
 import random
+import select
 import signal
+import subprocess
+import sys
+import time
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -250,6 +254,54 @@ def test_ctrl_c_while_fitting_ends_the_worker_processes_at_once(
     # the one busy with a fit was ended, not left to finish it and those still queued (an
     # idle one may leave by itself first)
     assert -signal.SIGTERM in {worker.exitcode for worker in workers}
+
+
+# A pool whose one worker sleeps: the pool's process numbers on a line, then it waits.
+_POOL_THAT_SLEEPS = """
+import time
+from popdice.traces.tune import worker_processes
+with worker_processes(2) as workers:
+    busy = workers.submit(time.sleep, 300)
+    print(" ".join(str(pid) for pid in workers._processes), flush=True)
+    busy.result()
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not exited (a zombie has)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_kill_while_fitting_ends_the_worker_processes_too(ending: signal.Signals) -> None:
+    """``kill`` (or a terminal closed) on a command that fits in worker processes ends them
+    as Ctrl-C does: left alone, each would finish the fit it had (here 300 s)."""
+    pool = subprocess.Popen(
+        [sys.executable, "-c", _POOL_THAT_SLEEPS],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert pool.stdout is not None
+    try:
+        ready, _, _ = select.select([pool.stdout], [], [], 60)
+        assert ready, "the pool never said its workers"
+        workers = [int(pid) for pid in pool.stdout.readline().split()]
+        assert workers and all(_running(pid) for pid in workers)
+        pool.send_signal(ending)
+        assert pool.wait(timeout=30) == 128 + ending
+    finally:
+        pool.kill()
+        pool.wait()
+    deadline = time.monotonic() + 15
+    while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)  # reaped by the pool's manager thread, or by init once orphaned
+    assert not any(_running(pid) for pid in workers), "a worker outlived its pool"
 
 
 def test_a_fit_whose_worker_died_is_made_here_with_the_same_settings(

@@ -32,6 +32,8 @@ import json
 import math
 import multiprocessing
 import os
+import signal
+import threading
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -525,8 +527,8 @@ def worker_processes(jobs: int | None = None) -> Iterator[ProcessPoolExecutor | 
     """A pool of ``jobs`` fresh interpreters for fits (default: one per core), or None with
     one job or where no process can be started (a sandbox without semaphores). Started,
     not forked, as on macOS and Windows, so no lock a thread of this one holds (the serial
-    link's reader) is copied into them. Left by an exception (Ctrl-C), it ends its workers
-    at once instead of after every fit queued."""
+    link's reader) is copied into them. Left by an exception (Ctrl-C, or SIGTERM or SIGHUP
+    while inside), it ends its workers at once instead of after every fit queued."""
     jobs = jobs or os.cpu_count() or 1
     if jobs <= 1:
         yield None
@@ -537,12 +539,41 @@ def worker_processes(jobs: int | None = None) -> Iterator[ProcessPoolExecutor | 
         yield None
         return
     try:
-        yield workers
+        with _ended_by_signals():
+            yield workers
     except BaseException:
         stop_workers(workers)
         raise
     finally:
         workers.shutdown()
+
+
+@contextmanager
+def _ended_by_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a ``kill``, a terminal closed) raised as SystemExit(128 + the
+    signal's number) while inside, so that they end a pool's workers as Ctrl-C does instead
+    of leaving them to finish their fits. Only signals still at their default are taken (a
+    SIGHUP ``nohup`` ignores stays ignored), only in the main thread (the only one that may
+    set them), and the handlers before are put back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def ended(number: int, _frame: object) -> None:
+        raise SystemExit(128 + number)
+
+    taken = [
+        getattr(signal, name)
+        for name in ("SIGTERM", "SIGHUP")
+        if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) == signal.SIG_DFL
+    ]
+    for number in taken:
+        signal.signal(number, ended)
+    try:
+        yield
+    finally:
+        for number in taken:
+            signal.signal(number, signal.SIG_DFL)
 
 
 def fitted(recordings: Sequence[Recording], pop_on: str = "release") -> dict[str, Any]:
