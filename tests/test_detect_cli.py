@@ -5,6 +5,8 @@ settings over a slice of the fixed corpus."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -128,9 +130,6 @@ def test_the_built_in_settings_on_a_slice_of_the_corpus(
 
 
 def test_the_single_press_bench_counts_pops_in_the_hold_and_knocks() -> None:
-    import subprocess
-    import sys
-
     bench = Path(__file__).resolve().parents[1] / "bench" / "presses.py"
     run = [sys.executable, str(bench), "--presses", "6", "--knocks", "2", "--json"]
     figures = json.loads(subprocess.run(run, capture_output=True, text=True, check=True).stdout)

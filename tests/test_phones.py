@@ -6,9 +6,11 @@ message's size, the messages a second, the pages open at once."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import stat
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +21,10 @@ pytest.importorskip("starlette", reason="the phones extra is not installed")
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from table_support import FakeHandheld, FakePopper
-from test_table_lowdown import game_handheld, game_popper, start, table
+from test_table_lowdown import TURNS, game_handheld, game_popper, play, start, table
 
 from popdice.errors import PopdiceError
+from popdice.phones.cli import served_app
 from popdice.phones.host import TableHost
 from popdice.phones.server import Limits, make_app
 from popdice.phones.tokens import Tokens
@@ -53,13 +56,6 @@ def test_tokens_are_random_kept_for_the_game_and_private(journal: Journal) -> No
 
 
 def test_a_games_tokens_go_when_the_table_closes_on_it_over(journal: Journal) -> None:
-    import argparse
-    from contextlib import ExitStack
-
-    from test_table_lowdown import TURNS, play
-
-    from popdice.phones.cli import served_app
-
     args = argparse.Namespace(address="127.0.0.1", port=0)
     session = start(journal, game_popper(), game_handheld())
     kept = journal.path.parent / "phones" / f"{session.game_id}.json"
