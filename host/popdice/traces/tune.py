@@ -562,11 +562,8 @@ def _ended_by_signals() -> Iterator[None]:
     def ended(number: int, _frame: object) -> None:
         raise SystemExit(128 + number)
 
-    taken = [
-        getattr(signal, name)
-        for name in ("SIGTERM", "SIGHUP")
-        if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) == signal.SIG_DFL
-    ]
+    present = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    taken = [number for number in present if signal.getsignal(number) == signal.SIG_DFL]
     for number in taken:
         signal.signal(number, ended)
     try:
