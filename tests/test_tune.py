@@ -256,14 +256,15 @@ def test_ctrl_c_while_fitting_ends_the_worker_processes_at_once(
     assert -signal.SIGTERM in {worker.exitcode for worker in workers}
 
 
-# A pool whose one worker sleeps: the pool's process numbers on a line, then it waits.
+# A pool whose one worker sleeps: the pool's process numbers on a line, then it waits as a
+# fit's result is waited for.
 _POOL_THAT_SLEEPS = """
 import time
-from popdice.traces.tune import worker_processes
+from popdice.traces.tune import waited, worker_processes
 with worker_processes(2) as workers:
     busy = workers.submit(time.sleep, 300)
     print(" ".join(str(pid) for pid in workers._processes), flush=True)
-    busy.result()
+    waited(busy)
 """
 
 

@@ -37,6 +37,7 @@ import threading
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as WaitedTooLong
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -520,6 +521,7 @@ def choose_pop_on(release: Score, press: Score) -> tuple[str, str]:
 
 MOST_JOBS = 64  # a --jobs option's largest value
 STOP_WAIT_S = 10.0  # the longest a Ctrl-C waits for ended workers to be reaped
+WAIT_STEP_S = 0.25  # a fit's result is waited for in steps this long
 
 
 @contextmanager
@@ -573,6 +575,17 @@ def _ended_by_signals() -> Iterator[None]:
             signal.signal(number, signal.SIG_DFL)
 
 
+def waited(future: Future) -> Any:
+    """``future``'s result, waited for in short steps: a SIGTERM the kernel hands to another
+    thread of this process reaches the main thread's handler only when its wait returns,
+    and a wait without a timeout returns only when the fit ends."""
+    while True:
+        try:
+            return future.result(timeout=WAIT_STEP_S)
+        except WaitedTooLong:
+            continue
+
+
 def fitted(recordings: Sequence[Recording], pop_on: str = "release") -> dict[str, Any]:
     """Settings fitted on ``recordings``: one fit, as a task for a worker process."""
     return Tuner(recordings).fit(pop_on=pop_on)
@@ -608,7 +621,7 @@ class Fits:
         settings = None
         if future is not None:
             try:
-                settings = future.result()
+                settings = waited(future)
             except BrokenProcessPool:
                 pass
         if settings is None:
