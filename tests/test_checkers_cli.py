@@ -957,3 +957,12 @@ def test_wired_help_lists_the_game_commands():
     out = script("--help").stdout
     for command in ("check", "score", "simulate"):
         assert command in out
+
+
+def test_a_key_with_a_line_break_is_named_on_one_line():
+    """Found by the test above: a hand named "\\n" made a two-line error."""
+    doc = copy.deepcopy(POPALOTSY_EXAMPLE)
+    doc["hands"] = {"\n": None}
+    with pytest.raises(InputError) as caught:
+        check_popalotsy(doc_field(doc))
+    assert str(caught.value) == 'hands["\\n"]: expected a card count (0 or more), got null'

@@ -61,6 +61,8 @@ class Field:
     # --- containers -------------------------------------------------------------------
 
     def _child_path(self, key: str) -> str:
+        if not key or not key.isprintable():  # "" or "\n": as a JSON string, so one line
+            return f"{self.path}[{shown(key)}]"
         return f"{self.path}.{key}" if self.path else key
 
     def mapping(self) -> dict[str, Any]:
