@@ -221,7 +221,7 @@ def report(commands: list[Timed], closing: dict[str, list[float]], runs: int) ->
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--runs", type=int, default=20, help="runs of each command (20)")
     parser.add_argument("--port", help="a device to use instead of a simulated popper")
     parser.add_argument("--baseline", metavar="DIR", help="a source tree to time beside this")

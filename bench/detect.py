@@ -201,7 +201,7 @@ def figures_line(result: Score) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument(
         "--corpus", nargs="?", const=str(HERE / "corpus"), help="score the fixed corpus instead"
     )

@@ -72,7 +72,7 @@ def module_text(settings: dict, fitted: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--families", default=ON_A_TABLE, help=f"default {ON_A_TABLE}")
     parser.add_argument("--units", type=whole_number(1, 20), default=3, help="per family")
     parser.add_argument("--write", action="store_true", help=f"write {OUT.relative_to(ROOT)}")

@@ -102,7 +102,7 @@ class EmulatedClock:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     where_group = parser.add_mutually_exclusive_group()
     where_group.add_argument("--port", help="a real board's port")
     where_group.add_argument(

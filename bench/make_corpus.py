@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--out", default=str(HERE / "corpus"), help="where (bench/corpus)")
     parser.add_argument("--scale", type=int, default=1, help="traces per kind, times N (1)")
     parser.add_argument(

@@ -75,7 +75,7 @@ def measure(args: argparse.Namespace, settings: dict[str, Any]) -> dict[str, Any
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--presses", type=whole_number(1, 100_000), default=200)
     parser.add_argument("--first-seed", type=int, default=5001, help="5001: held out")
     parser.add_argument("--noise-mg", type=float, help="the part's noise, rms (default 3)")

@@ -209,7 +209,7 @@ def missed_targets(figures: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--presses", type=int, default=20, help="presses to pop (20)")
     parser.add_argument(
         "--first-seed", type=int, default=5001, help="of the press traces (5001: held out)"

@@ -36,7 +36,7 @@ def measure(game: str, players: int, games: int, runs: int) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--games", type=int, default=300, help="games a run (default 300)")
     parser.add_argument("--runs", type=int, default=3, help="runs, seeds 1..R (default 3)")
     parser.add_argument("--players", type=int, default=4, help="players (default 4)")
