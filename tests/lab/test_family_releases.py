@@ -21,7 +21,8 @@ from popdice_lab.families import FAMILY_MODULES, family
 # instants, onsets, kind, seed and events; first 16 hex digits), keyed by (family, unit, seed,
 # seconds, presses): recording a release draws no random number, so no sample changes.
 # (table's: since its sensor's noise was widened to the datasheet's, which changed its
-# samples and nothing else.)
+# samples and nothing else; springmass's play: since a push at an angle bends the feet
+# sideways instead of reading as a box sliding away, which changed its presses' samples.)
 BEFORE = {
     ("table", 1, 1, 30.0, True): "cbf1901755034793",
     ("table", 2, 5, 30.0, True): "2724b422aab625dc",
@@ -32,8 +33,8 @@ BEFORE = {
     ("softpress", 1, 1, 30.0, True): "01eb74ee7aa22e31",
     ("softpress", 2, 5, 30.0, True): "4e041b1b9d2a156c",
     ("softpress", 1, 7, 60.0, False): "a2f38297cbc8ecad",
-    ("springmass", 1, 1, 30.0, True): "615fc571deec7e07",
-    ("springmass", 2, 5, 30.0, True): "253702931bce3f77",
+    ("springmass", 1, 1, 30.0, True): "dfc4953551afd2a6",
+    ("springmass", 2, 5, 30.0, True): "a85df1955dafa017",
     ("springmass", 1, 7, 60.0, False): "a5f818787d8c3357",
     ("cushion", 1, 1, 30.0, True): "0045799734cc9350",
     ("cushion", 2, 5, 30.0, True): "9414589d2d57cd84",

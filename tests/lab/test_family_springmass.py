@@ -57,3 +57,17 @@ def test_labels_sit_where_the_signal_starts_to_move() -> None:
             moved_late += moved < max(0.03, 3 * calm)
     # A soft press whose force ramps up over tens of ms shows only later: about one in five.
     assert checked >= 30 and moved_late <= checked // 4
+
+
+def test_a_steady_sideways_push_leaves_no_steady_sideways_reading() -> None:
+    # Held still on its feet, the box does not accelerate: a steady push at an angle bends
+    # the feet once and then reads nothing (before, it read as a box sliding away).
+    unit = springmass.Unit(3)
+    world = springmass._World(springmass.STEP_HZ)
+    ramp = springmass.STEP_HZ // 50
+    for k in range(len(world.press_side)):
+        world.press_side[k] = 3.0 * min(1.0, max(0.0, (k - ramp) / ramp))
+    motion = springmass._simulate(unit, world)
+    settled = motion[3 * len(motion) // 4 :]
+    assert max(abs(x) for x, _y, _z in settled) < 0.01
+    assert max(abs(x) for x, _y, _z in motion[ramp : 2 * ramp]) > 0.1

@@ -8,8 +8,9 @@ authors are pending; it is no substitute for them.
 
 The unit (drawn per ``unit``):
 - box mass 0.15-0.6 kg; feet: natural frequency 12-90 Hz up and down, damping ratio
-  0.05-0.5; rocking at 0.5-1.2 times that, damping 0.1-0.6; one unit in five stands on a
-  cloth or a cushion (natural frequency 4-10 Hz, damping 0.3-0.8);
+  0.05-0.5; rocking, and sliding sideways on the feet, at 0.5-1.2 times that, damping
+  0.1-0.6; one unit in five stands on a cloth or a cushion (natural frequency 4-10 Hz,
+  damping 0.3-0.8);
 - the dome: a plain spring (half the units) or a snap dome that gives way past its trip
   force (2-6 N) with a click: a force step of 20-60 % of the trip force over 1-3 ms;
 - the sensor board: any orientation (a third of the units upright within 10 degrees), 20-70
@@ -321,10 +322,11 @@ def _simulate(unit: Unit, world: _World) -> list[tuple[float, float, float]]:
     dt = 1.0 / STEP_HZ
     z = v = 0.0  # the box relative to the table top, up
     th = om = 0.0  # rocking
+    xs = vs = 0.0  # the box pushed sideways on its feet
     out = []
     for k in range(len(world.press_force)):
         if world.in_hand[k]:
-            z = v = th = om = 0.0
+            z = v = th = om = xs = vs = 0.0
             up = world.carried[k]
             side = world.carried_side[k]
         else:
@@ -337,7 +339,11 @@ def _simulate(unit: Unit, world: _World) -> list[tuple[float, float, float]]:
             rock += world.press_torque[k] / (unit.mass * 0.0025)
             om += rock * dt
             th += om * dt
-            side = world.table_side[k] + world.press_side[k] / unit.mass * 0.3 + rock * 0.02
+            shear = -w_rock * w_rock * xs - 2 * unit.zeta_rock * w_rock * vs
+            shear += world.press_side[k] / unit.mass
+            vs += shear * dt
+            xs += vs * dt
+            side = world.table_side[k] + shear + rock * 0.02
         tilt = world.tilt[k] + th
         gx = G * math.sin(tilt)
         gz = G * math.cos(tilt)
