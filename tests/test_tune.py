@@ -74,6 +74,8 @@ def test_settings_are_checked_by_the_firmwares_rules() -> None:
     assert check_settings({"threshold_mg": 300.0})["threshold_mg"] == 300
     for bad, word in [
         ({"threshold_mg": 5}, "threshold_mg is out of range"),
+        ({"threshold_mg": float("inf")}, "threshold_mg is out of range"),
+        ({"moving_mg": float("nan")}, "moving_mg is out of range"),
         ({"band_samples": 2.5}, "band_samples is not a whole number"),
         ({"contrast": True}, "contrast is not a number"),
         ({"contrast": "2"}, "contrast is not a number"),

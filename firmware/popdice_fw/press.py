@@ -215,12 +215,14 @@ def check_settings(values):
         value = values.get(name, BUILT_IN[name])
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError("settings: " + name + " is not a number")
+        if not low <= value <= high:  # NaN too, and infinities before int() sees them
+            raise ValueError(
+                "settings: " + name + " is out of range (" + str(low) + " to " + str(high) + ")"
+            )
         if isinstance(low, int) and not isinstance(value, int):
             if value != int(value):
                 raise ValueError("settings: " + name + " is not a whole number")
             value = int(value)
-        if not low <= value <= high:
-            raise ValueError("settings: " + name + " is out of range")
         checked[name] = value
     pop_on = values.get("pop_on", BUILT_IN["pop_on"])
     if pop_on not in POP_ON:

@@ -401,7 +401,10 @@ def test_settings_are_checked_and_completed():
     for bad, reason in (
         ([], "not an object"),
         ({"hold_ms": 1}, "unknown hold_ms"),
-        ({"threshold_mg": 1}, "threshold_mg is out of range"),
+        ({"threshold_mg": 1}, "threshold_mg is out of range (20 to 4000)"),
+        ({"threshold_mg": float("inf")}, "threshold_mg is out of range"),
+        ({"threshold_mg": float("nan")}, "threshold_mg is out of range"),
+        ({"contrast": float("-inf")}, "contrast is out of range (1.0 to 30.0)"),
         ({"band_samples": 1.5}, "band_samples is not a whole number"),
         ({"contrast": "2"}, "contrast is not a number"),
         ({"polarity": True}, "polarity is not a number"),
