@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import socket
 import subprocess
@@ -261,3 +262,27 @@ def test_json_with_huge_numbers_or_deep_nesting_is_one_line(tmp_path, capsys) ->
             assert main(argv) == 2, argv
             out, err = capsys.readouterr()
             assert out == "" and err.count("\n") == 1 and words in err, (argv, err)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_to_a_full_disk_is_one_line_and_exit_1() -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [POPDICE, "bom", "--board", "popper"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == "error: No space left on device\n"
+
+
+def test_output_redirected_in_a_legacy_encoding_is_utf8_all_the_same() -> None:
+    # Windows' redirected output: cp1252, which has no ohm sign for the BOM's resistor.
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
+    done = subprocess.run(
+        [POPDICE, "bom", "--board", "popper", "--csv"], capture_output=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert "330 Ω" in done.stdout.decode("utf-8")

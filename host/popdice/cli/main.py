@@ -213,7 +213,30 @@ def build_parser(*, complete: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
+def _utf8_output() -> None:
+    """Standard output and error in UTF-8 wherever Python chose another encoding (Windows,
+    output redirected to a file or a pipe: cp1252, which has no "Ω" and would garble a
+    player's name in JSON)."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        reconfigure = getattr(stream, "reconfigure", None)  # a TextIOWrapper's
+        if encoding != "utf8" and reconfigure is not None:
+            reconfigure(encoding="utf-8")
+
+
+def _silence_stdout() -> None:
+    """Standard output sent to the null device: whatever is still buffered is dropped
+    there, not failed on again when Python flushes it at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # no standard output to silence
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
+    _utf8_output()
     parser = build_parser(complete=False)
     try:
         args = parser.parse_args(argv)
@@ -224,17 +247,21 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return run(args)
+        code = run(args)
+        sys.stdout.flush()  # a full disk or a closed pipe fails here, not at exit
+        return code
     except PopdiceError as error:
         print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader went away (``popdice history | head``): no traceback, and no second
-        # error when Python flushes standard output at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _silence_stdout()  # the reader went away (``popdice history | head``)
+        return 1
+    except OSError as error:  # a write to a full disk, most likely standard output's
+        _silence_stdout()
+        where = f" ({error.filename})" if error.filename else ""
+        print(one_line(f"error: {error.strerror or error}{where}"), file=sys.stderr)
         return 1
 
 
