@@ -21,8 +21,9 @@ from .scoring import MATCH_AFTER_RELEASE_MS, MATCH_BEFORE_MS, PRESS_SPAN_MS, UNR
 from .tune import read_config
 
 DESCRIPTION = """\
-Runs the popper's press detector (firmware/popdice_fw/press.py, inside MicroPython) over
-an accelerometer trace and prints, as JSON, the times at which it decided to pop:
+Runs the popper's press detector (firmware/popdice_fw/press.py) inside MicroPython (the
+unix port of the sim extra: pip install 'popdice[sim]') over an accelerometer trace and
+prints, as JSON, the times at which it decided to pop:
 {"presses_ms": [...]}, with its built-in settings or those in DETECTOR.json (--config, as
 written by `popdice tune`). Popping on the release, that is the release's time; popping on
 the press, the press blow's. The samples reach it as the LIS3DH driver gives them: clipped
