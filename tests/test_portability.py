@@ -132,5 +132,9 @@ def test_the_runtime_folder_is_the_platforms(tmp_path):
     )
     assert windows.returncode == 0, windows.stderr
     assert windows.stdout.strip().startswith(local) and "Temp" in windows.stdout
-    macos = as_platform("darwin", {}, code, env={"HOME": str(tmp_path)})
-    assert macos.stdout.strip() == f"{tmp_path}/Library/Caches/TemporaryItems/popdice"
+    macos = as_platform("darwin", {}, code, env={"HOME": "/Users/ann"})
+    assert macos.stdout.strip() == "/Users/ann/Library/Caches/TemporaryItems/popdice"
+    # macOS's is under the home folder: from a 16-letter user name on, a simulator's socket
+    # path would pass the 104 bytes a Unix socket's name may have
+    long_name = as_platform("darwin", {}, code, env={"HOME": "/Users/annabellemarguerite"})
+    assert long_name.stdout.strip() == f"/tmp/popdice-{os.getuid()}"

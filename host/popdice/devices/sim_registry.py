@@ -2,8 +2,9 @@
 
 The folder is ``$POPDICE_SIM_DIR`` if set (a checkout's or a test run's own: simulators in
 other folders are neither listed nor probed), else the user's runtime folder
-(``platformdirs``: ``$XDG_RUNTIME_DIR/popdice`` on Linux). It also holds each simulator's
-sockets and its serial port link. Files left by dead processes are removed when
+(``platformdirs``: ``$XDG_RUNTIME_DIR/popdice`` on Linux), or ``/tmp/popdice-UID`` where
+that is too long for the sockets (macOS's is under the home folder). It also holds each
+simulator's sockets and its serial port link. Files left by dead processes are removed when
 ``running()`` comes across them.
 """
 
@@ -22,6 +23,10 @@ import platformdirs
 from ..errors import SimulatorError
 
 SIM_DIR_ENV = "POPDICE_SIM_DIR"
+# sun_path, less its terminating NUL: 108 bytes on Linux, 104 on macOS and the BSDs
+SOCKET_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
+# the longest path a simulator gives a socket in the folder
+LONGEST_SOCKET = len("/sim-handheld-0123456789abcdef/control.sock")
 
 
 @dataclass(frozen=True)
@@ -57,9 +62,13 @@ def default_dir() -> Path:
     try:
         with warnings.catch_warnings():  # "XDG_RUNTIME_DIR is not set": the fallback will do
             warnings.simplefilter("ignore")
-            return platformdirs.user_runtime_path("popdice", appauthor=False)
+            path = platformdirs.user_runtime_path("popdice", appauthor=False)
     except OSError as error:
         raise SimulatorError(f"no runtime folder for the simulators: {error}") from None
+    getuid = getattr(os, "getuid", None)
+    if len(str(path).encode()) + LONGEST_SOCKET > SOCKET_PATH_MAX and getuid is not None:
+        return Path("/tmp", f"popdice-{getuid()}")  # as tmux does; runtime_dir checks its owner
+    return path
 
 
 def _entry_path(kind: str, device_id: str) -> Path:

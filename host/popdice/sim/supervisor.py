@@ -39,8 +39,6 @@ from .events import OutputRing
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
-# sun_path, less its terminating NUL: 108 bytes on Linux, 104 on macOS and the BSDs
-SOCKET_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
 BACKENDS = ("unix", "rp2040")
 _running: weakref.WeakSet[SimulatedPico] = weakref.WeakSet()
 
@@ -89,7 +87,7 @@ class SimulatedPico:
         self.control_path = str(self._sim_dir / "control.sock")
         self._hardware_path = str(self._sim_dir / "hw.sock")
         for path in (self.control_path, self._hardware_path):
-            if len(path.encode()) > SOCKET_PATH_MAX:
+            if len(path.encode()) > sim_registry.SOCKET_PATH_MAX:
                 raise SimulatorError(
                     f"socket path too long for a Unix socket: {path} "
                     f"(set {sim_registry.SIM_DIR_ENV} to a shorter folder)"
