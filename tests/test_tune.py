@@ -353,3 +353,24 @@ def test_the_popper_s_detector_is_scored_the_same_without_micropython(
     monkeypatch.setattr(tune_module, "micropython_command", not_installed)
     assert tune_module.score_as_the_popper(loaded) == inside
     assert inside.labelled > 0 and inside.detected > 0
+
+
+def test_a_pool_on_windows_has_at_most_61_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Windows' ProcessPoolExecutor refuses more (ValueError), and --jobs goes to 64.
+    asked: list[int] = []
+
+    class Pool:
+        def __init__(self, workers: int, mp_context: object) -> None:
+            asked.append(workers)
+
+        def shutdown(self) -> None:
+            pass
+
+    monkeypatch.setattr(tune_module, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(tune_module.sys, "platform", "win32")
+    with worker_processes(64):
+        pass
+    monkeypatch.setattr(tune_module.sys, "platform", "linux")
+    with worker_processes(64):
+        pass
+    assert asked == [61, 64]

@@ -33,6 +33,7 @@ import math
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from array import array
 from collections.abc import Callable, Iterator, Sequence
@@ -533,6 +534,7 @@ def choose_pop_on(release: Score, press: Score) -> tuple[str, str]:
 
 
 MOST_JOBS = 64  # a --jobs option's largest value
+WINDOWS_MOST_WORKERS = 61  # a process pool's most workers on Windows (its wait handles)
 STOP_WAIT_S = 10.0  # the longest a Ctrl-C waits for ended workers to be reaped
 WAIT_STEP_S = 0.25  # a fit's result is waited for in steps this long
 
@@ -545,6 +547,8 @@ def worker_processes(jobs: int | None = None) -> Iterator[ProcessPoolExecutor | 
     link's reader) is copied into them. Left by an exception (Ctrl-C, or SIGTERM or SIGHUP
     while inside), it ends its workers at once instead of after every fit queued."""
     jobs = jobs or os.cpu_count() or 1
+    if sys.platform == "win32":
+        jobs = min(jobs, WINDOWS_MOST_WORKERS)
     if jobs <= 1:
         yield None
         return
