@@ -29,7 +29,7 @@ from test_cli_contract import argv_for, bad_files, base_arguments, leaf_commands
 from popdice.console.arguments import file_name, input_file, output_file
 from popdice.deploy.base_image import IMAGE_MOST
 from popdice.errors import SimulatorError
-from popdice.files import MB, FileRefused, replacing, size_text, write_replacing
+from popdice.files import MB, FileRefused, output_target, replacing, size_text, write_replacing
 from popdice.games.cli import DOCUMENT_MOST
 from popdice.games.data import DATA_FILE_MOST
 from popdice.sim.supervisor import SimulatedPico
@@ -347,6 +347,20 @@ def test_every_out_refuses_a_device_a_fifo_a_folder_and_a_socket(files, capsys, 
                 failures.append(f"{argv} ({name}): exit {code}, stderr {err[:300]!r}")
     assert not failures, "\n".join(failures)
     assert {name: as_it_was(place) for name, place in places.items()} == before
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_every_out_refuses_a_folder_where_no_file_can_be_made(files, capsys) -> None:
+    place = "/proc/popdice-never-written.csv"  # a folder, but no file can be made in it
+    with pytest.raises(FileRefused, match="no file can be made in /proc"):
+        output_target(place)  # before the work: a recording is not made to be lost
+    failures = []
+    for words, dest in outputs():
+        argv = with_value(words, dest, place, files)
+        code, out, err = run_in_process(argv, capsys)
+        if not one_line(code, out, err) or place not in err:
+            failures.append(f"{argv}: exit {code}, stderr {err[:300]!r}")
+    assert not failures, "\n".join(failures)
 
 
 def test_an_output_chosen_by_the_command_is_held_to_the_same(

@@ -153,14 +153,32 @@ def output_target(name: str | os.PathLike[str], error: ErrorFactory = FileRefuse
     except FileNotFoundError:
         if not target.parent.is_dir():
             raise error(f"cannot write {name}: there is no folder {target.parent}") from None
-        return target
+        return _can_make_beside(target, name, error)
     except OSError as bad:
         raise error(f"cannot write {name}: {bad.strerror or bad}") from None
     if stat.S_ISREG(mode):
-        return target
+        return _can_make_beside(target, name, error)
     if stat.S_ISDIR(mode):
         raise error(f"{name} is a folder: give the name of a file to write")
     raise error(f"{name} is {_odd_kind(mode)}: only a new or a regular file is written")
+
+
+def _temporary_beside(target: Path) -> Path:
+    return target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+
+
+def _can_make_beside(target: Path, name: str | os.PathLike[str], error: ErrorFactory) -> Path:
+    """``target``, once a file has been made and removed in its folder, as writing it will
+    (a folder of another user's, a read-only disk: refused before the work, not after)."""
+    probe = _temporary_beside(target)
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.unlink(probe)
+    except FileNotFoundError:  # /proc, say: a folder in which no file is made
+        raise error(f"cannot write {name}: no file can be made in {target.parent}") from None
+    except OSError as bad:
+        raise error(f"cannot write {name}: {bad.strerror or bad}") from None
+    return target
 
 
 def _odd_kind(mode: int) -> str:
@@ -185,7 +203,7 @@ def replacing(
         old_mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         old_mode = None
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    temporary = _temporary_beside(target)
     try:
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as bad:
