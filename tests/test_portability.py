@@ -109,7 +109,7 @@ def test_the_table_opens_the_board_on_windows(board, tmp_path):
 def test_without_a_board_windows_says_in_one_line_why_no_simulated_one(tmp_path):
     env = {"POPDICE_DATA_DIR": str(tmp_path)}
     for args, start in [
-        (("sim", "popper"), "popdice sim: the simulated Pico needs a pty"),
+        (("sim", "popper"), "error: the simulated Pico needs a pty"),
         (("table", "ringer", "--players", "Ann,Bob"), "error: no popper plugged in, and the"),
     ]:
         result = as_platform("win32", {}, CLI_IN_A_TERMINAL, *args, env=env)

@@ -96,11 +96,11 @@ def run(args: argparse.Namespace) -> int:
             finally:
                 sim.stop()
     except PopdiceError as error:
-        print(one_line(f"popdice sim: {error}"), file=sys.stderr)
+        print(one_line(f"error: {error}"), file=sys.stderr)
         return 2
     except OSError as error:
         where = error.filename or ""
-        print(one_line(f"popdice sim: {error.strerror or error}: {where}"), file=sys.stderr)
+        print(one_line(f"error: {error.strerror or error}: {where}"), file=sys.stderr)
         return 2
     return 0
 
