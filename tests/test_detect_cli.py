@@ -140,3 +140,14 @@ def test_the_single_press_bench_counts_pops_in_the_hold_and_knocks() -> None:
     assert figures["knocks"] == 2 and set(figures["knocks_popped"]) <= {0, 1}
     bad = subprocess.run([*run[:2], "--noise-mg", "-1"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr == "error: --noise-mg is 0 to 100\n"
+
+
+def test_labels_of_another_trace_are_refused(
+    capsys: pytest.CaptureFixture[str], press_files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    trace = str(press_files[0])
+    for onsets in ([-100.0], [800.0, 1e308]):
+        other = tmp_path / "other.labels.json"
+        other.write_text(json.dumps({"presses_ms": onsets}))
+        err = fails(capsys, trace, "--labels", str(other))
+        assert f"a press at {onsets[-1]:g} ms is outside the trace (0 to " in err

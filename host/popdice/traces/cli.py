@@ -74,7 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run_detect(args: argparse.Namespace) -> int:
     settings = read_config(args.config) if args.config else None
     t_ms, samples = read_trace(args.trace)
-    onsets, releases = read_presses(args.labels) if args.labels else (None, None)
+    span = (t_ms[0], t_ms[-1])
+    onsets, releases = read_presses(args.labels, span) if args.labels else (None, None)
     found = run_detector(samples, settings)
     print(json.dumps(detect_report(t_ms, found.indices, onsets, releases, settings)))
     return 0

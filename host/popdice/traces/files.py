@@ -154,12 +154,23 @@ def read_releases(path: str | Path) -> list[float] | None:
     return read_presses(path)[1]
 
 
-def read_presses(path: str | Path) -> tuple[list[float], list[float] | None]:
+def read_presses(
+    path: str | Path, span_ms: tuple[float, float] | None = None
+) -> tuple[list[float], list[float] | None]:
     """The press onsets and releases (as ``read_labels`` and ``read_releases``) of a labels
-    file, read once: it may be a pipe."""
+    file, read once: it may be a pipe. With ``span_ms`` (its trace's first and last
+    instants), a press outside it is refused: the labels are another trace's."""
     path = Path(path)
     document = _read_json(path)
     onsets = _onsets(path, document)
+    if span_ms is not None:
+        first, last = span_ms
+        outside = next((onset for onset in onsets if not first <= onset <= last), None)
+        if outside is not None:
+            raise TraceError(
+                f"{path}: a press at {outside:g} ms is outside the trace ({first:g} to "
+                f"{last:g} ms): are these its labels?"
+            )
     return onsets, _releases(path, document, onsets)
 
 

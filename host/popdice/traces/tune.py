@@ -197,7 +197,7 @@ def load_recordings(folder: str | Path) -> list[Recording]:
         if trace is None:
             raise TuneError(f"{labels} has no recording beside it ({stem}.csv)")
         t_ms, samples = read_trace(trace)
-        onsets, releases = read_presses(labels)
+        onsets, releases = read_presses(labels, (t_ms[0], t_ms[-1]))
         recordings.append(Recording(stem, t_ms, driver_mg(samples), onsets, releases_ms=releases))
     if not recordings:
         raise TuneError(f"no labelled recordings in {folder} (NAME.csv with NAME.labels.json)")
