@@ -132,6 +132,13 @@ def test_status_of_a_simulated_popper_is_readable_lines(popper_dut):
     assert not re.search(r"[{}\[\]]|True|False|None", text)
 
 
+def test_status_of_the_wrong_kind_is_refused_in_one_line(popper_dut):
+    popper_dut.release()
+    result = run("status", "--port", popper_dut.port, "--kind", "handheld")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"error: {popper_dut.port} is a popper, not a handheld\n"
+
+
 def test_status_json_is_the_reply_as_the_popper_sent_it(popper_dut):
     popper_dut.client.pop()
     info = popper_dut.client.info

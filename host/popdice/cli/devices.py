@@ -85,6 +85,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     """One device's status: readable lines, or with --json its reply as it came."""
     port = pick_port(args.port, args.kind)
     with connect(port) as client:
+        if args.kind and client.info.board != args.kind:
+            raise PopdiceError(f"{port} is a {client.info.board}, not a {args.kind}")
         reply = client.status_reply()
         info = client.info
     if args.json:
