@@ -6,6 +6,7 @@ or cannot be used is said in PopDice's words, not pyserial's."""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 
@@ -183,3 +184,17 @@ def test_a_port_popdice_cannot_use_is_said_in_its_words(port: str, said: str) ->
     with pytest.raises(LinkError) as refused:
         SerialTransport(port, lambda _data: None, lambda _error: None)
     assert str(refused.value).startswith(said), str(refused.value)
+
+
+def test_a_port_the_user_may_not_open_names_the_group_on_linux(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise serial.SerialException(13, "could not open port /dev/ttyACM0: Permission denied")
+
+    monkeypatch.setattr(serial, "serial_for_url", refused)
+    monkeypatch.setattr(sys, "platform", "linux")
+    with pytest.raises(LinkError) as said:
+        SerialTransport("/dev/ttyACM0", lambda _data: None, lambda _error: None)
+    assert str(said.value).startswith("cannot open /dev/ttyACM0: Permission denied (serial ")
+    assert "usermod -aG dialout $USER" in str(said.value)

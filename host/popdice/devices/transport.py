@@ -159,6 +159,11 @@ def _cannot_open(port: str, error: BaseException) -> str:
     if _scheme(port) == "socket":
         reason = _socket_problem(port) or reason
         return f"{port} is not a host and port PopDice can connect to ({reason})"
+    if getattr(error, "errno", None) == errno.EACCES and sys.platform.startswith("linux"):
+        reason += (
+            " (serial ports belong to the dialout group, uucp on Arch: sudo usermod -aG "
+            "dialout $USER, then log in again)"
+        )
     return f"cannot open {port}: {reason}"
 
 
