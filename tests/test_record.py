@@ -6,6 +6,9 @@ labels sit on the fed presses."""
 
 from __future__ import annotations
 
+import os
+import queue
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,7 @@ from popdice.cli.main import main
 from popdice.devices.popper import Popper
 from popdice.sim.physics import press_trace
 from popdice.traces.files import read_labels, read_trace
-from popdice.traces.record import Mark, Recording, place_presses
+from popdice.traces.record import KeyMarks, Mark, Recording, place_presses
 from popdice.traces.record_cli import record_to
 from popdice.traces.trace import driver_mg
 
@@ -194,3 +197,24 @@ def test_a_jump_across_dropped_samples_is_no_press():
     recording.marks.append(Mark(10.0 + 230 * 0.0025, "key"))  # the window takes in the gap
     onsets, unplaced = place_presses(recording)
     assert onsets == [] and [mark.kind for mark in unplaced] == ["key"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_an_arrow_key_marks_one_press_and_q_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pty
+
+    master, slave = pty.openpty()
+    counted: queue.Queue[int] = queue.Queue()
+    marks: list[Mark] = []
+    with open(slave, encoding="utf-8") as terminal:
+        monkeypatch.setattr(sys, "stdin", terminal)
+        with KeyMarks(marks, counted.put) as keys:
+            assert keys.listening.wait(10)  # a key typed before waits for a whole line
+            os.write(master, b"\x1b[A")  # up: three bytes, one key
+            assert counted.get(timeout=10) == 1
+            os.write(master, b"x\x1bOP")  # a letter, then F1
+            assert [counted.get(timeout=10), counted.get(timeout=10)] == [2, 3]
+            os.write(master, b"q")
+            assert keys.quit.wait(10)
+    os.close(master)
+    assert len(marks) == 3 and counted.empty()

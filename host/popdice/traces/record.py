@@ -12,6 +12,7 @@ well above its own background holds no press: the mark is reported and not label
 from __future__ import annotations
 
 import bisect
+import os
 import statistics
 import threading
 import time
@@ -186,13 +187,36 @@ def _onset(change: list[int], low: int, high: int) -> int | None:
     return low + onset
 
 
+_WINDOWS_PREFIXES = ("\x00", "\xe0")  # msvcrt gives an arrow or a function key as two
+
+
+def keys_in(text: str) -> list[str]:
+    """The keys in what a terminal sent at once: an escape sequence (an arrow, a function
+    key: ESC [ ... or ESC O and a final letter; Alt with a key: ESC and the key) is one."""
+    keys = []
+    i = 0
+    while i < len(text):
+        end = i + 1
+        if text[i] == "\x1b" and end < len(text):
+            end += 1  # ESC and the next: Alt with a key
+            if text[i + 1] in "[O":  # a sequence, to its final byte (@ to ~)
+                while end < len(text) and not "\x40" <= text[end] <= "\x7e":
+                    end += 1
+                end += 1
+        keys.append(text[i:end])
+        i = end
+    return keys
+
+
 class KeyMarks:
     """Marks from a key per press on a terminal (POSIX cbreak mode, or msvcrt on Windows),
-    read on a thread until ``stop``; any key but q marks, q ends the recording early."""
+    read on a thread until ``stop``; any key but q marks (an arrow key too, once), q ends
+    the recording early."""
 
     def __init__(self, marks: list[Mark], on_mark: Callable[[int], None]) -> None:
         self.marks = marks
         self.quit = threading.Event()
+        self.listening = threading.Event()  # set once keys are read one by one
         self._on_mark = on_mark
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -218,9 +242,13 @@ class KeyMarks:
         except ImportError:
             self._run_posix()
             return
+        self.listening.set()
         while not self._stop.is_set():  # pragma: no cover - Windows
             if msvcrt.kbhit():  # type: ignore[attr-defined]
-                self._key(msvcrt.getwch())  # type: ignore[attr-defined]
+                key = msvcrt.getwch()  # type: ignore[attr-defined]
+                if key in _WINDOWS_PREFIXES:
+                    key += msvcrt.getwch()  # type: ignore[attr-defined]
+                self._key(key)
             else:
                 time.sleep(0.01)
 
@@ -234,9 +262,12 @@ class KeyMarks:
         saved = termios.tcgetattr(stream)
         try:
             tty.setcbreak(stream.fileno())
+            self.listening.set()
             while not self._stop.is_set():
                 ready, _, _ = select.select([stream], [], [], 0.05)
-                if ready:
-                    self._key(stream.read(1))
+                if ready:  # a key's whole escape sequence comes in one read
+                    sent = os.read(stream.fileno(), 64).decode("utf-8", "replace")
+                    for key in keys_in(sent):
+                        self._key(key)
         finally:
             termios.tcsetattr(stream, termios.TCSADRAIN, saved)
