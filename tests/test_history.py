@@ -251,6 +251,34 @@ def test_table_resume_refuses_before_any_device_is_opened(
     assert opened == []
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ringer", "--players", "Ann,Bob", "--serve"], "--serve is for Lowdown; ringer is"),
+        (["--resume", "--serve"], "--serve is for Lowdown; popalotsy is"),
+        (["--resume", "ringer", "--players", "Zed,Yo"], "--resume goes on with the last unf"),
+        (["--resume", "--rule", "hand_size=3"], "give it no game, --players or --rule"),
+        (["lowdown", "--players", "Ann,Bob", "--address", "127.0.0.1"], "--address is for --s"),
+        (["ringer", "--players", "Ann,Bob", "--port", "9000"], "--port is for --serve"),
+    ],
+)
+def test_table_options_that_do_not_go_together_are_refused_before_anything_starts(
+    argv: list[str], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr(
+        "popdice.cli.table.open_board", lambda _stack, board, *_: opened.append(board)
+    )
+    monkeypatch.setattr("popdice.table.cli.has_terminal", lambda: True)
+    with Journal() as journal:  # an unfinished game of others, for --resume
+        waiting = journal.new_game("popalotsy", ["Cy", "Di"], {})
+    with pytest.raises(PopdiceError, match=message):
+        run("table", *argv, "--sim")
+    assert opened == []
+    with Journal() as journal:
+        assert journal.game_ids() == [waiting] and journal.entries(waiting) == []
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
 @pytest.mark.parametrize("terminal", ["neither", "input only", "output only"])
 def test_the_table_without_a_terminal_says_so_and_starts_nothing(

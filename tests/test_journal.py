@@ -74,3 +74,18 @@ def test_export_holds_the_game_and_its_entries() -> None:
 def test_an_unknown_game_is_a_one_line_error() -> None:
     with Journal() as journal, pytest.raises(JournalError, match="no game 42"):
         journal.game(42)
+
+
+def test_a_game_nothing_was_played_in_is_dropped_and_no_other() -> None:
+    from popdice.table.journal import Holder
+
+    with Journal() as journal:
+        unplayed = journal.new_game("lowdown", ["Ann", "Bob"], {})
+        journal.append(unplayed, "device", {"text": "game started: Ann, Bob"})
+        journal.hold(unplayed, Holder(1, "laptop", "2026-01-01T00:00:00+00:00"))
+        played = journal.new_game("ringer", ["Cy", "Di"], {})
+        journal.append(played, "move", {"move": {"type": "ringer", "seat": 0, "cards": 3}})
+        assert journal.drop_unplayed(played) is False
+        assert journal.drop_unplayed(unplayed) is True
+        assert journal.game_ids() == [played] and len(journal.entries(played)) == 1
+        assert journal.entries(unplayed) == [] and journal.holder(unplayed) is None

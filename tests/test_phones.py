@@ -234,6 +234,72 @@ def test_serve_refuses_other_games_and_a_port_in_use_in_one_line(
     assert "\n" not in str(refused.value)
 
 
+def table_command(*argv: str) -> int:
+    from popdice.cli.table import add_table_arguments
+
+    parser = argparse.ArgumentParser(prog="popdice")
+    add_table_arguments(parser.add_subparsers(dest="command").add_parser("table"))
+    args = parser.parse_args(["table", *argv])
+    return args.run(args)
+
+
+def test_a_table_that_cannot_serve_keeps_no_game_and_no_tokens(
+    journal: Journal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from table_support import quiet_table
+
+    tables = quiet_table(monkeypatch)
+    resumable = start(journal, game_popper(), game_handheld()).game_id
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        where = ["--serve", "--address", "127.0.0.1", "--port", str(taken.getsockname()[1])]
+        with pytest.raises(PopdiceError, match="cannot serve the phones at "):
+            table_command("lowdown", "--players", "Cy,Di", *where)
+        assert journal.game_ids() == [resumable]  # the new game is not kept
+        with pytest.raises(PopdiceError, match="cannot serve the phones at "):
+            table_command("--resume", *where)
+    assert tables == [] and not (journal.path.parent / "phones").exists()
+    last = journal.last_unfinished()  # a resumed game is kept, as it was
+    assert last is not None and last.id == resumable and journal.game_ids() == [resumable]
+
+
+def claimed(system: str, exclusive: int | None) -> list[tuple[int, int, int]]:
+    """The socket options ``claim_port`` sets on ``system`` (``os.name``), whose socket
+    module has ``SO_EXCLUSIVEADDRUSE`` = ``exclusive`` (None: has none)."""
+    import socket
+
+    from popdice.phones.run import claim_port
+
+    class Recording:
+        def __init__(self) -> None:
+            self.set: list[tuple[int, int, int]] = []
+
+        def setsockopt(self, level: int, option: int, value: int) -> None:
+            self.set.append((level, option, value))
+
+    listening = Recording()
+    with pytest.MonkeyPatch.context() as patch:
+        if exclusive is None:
+            patch.delattr(socket, "SO_EXCLUSIVEADDRUSE", raising=False)
+        else:
+            patch.setattr(socket, "SO_EXCLUSIVEADDRUSE", exclusive, raising=False)
+        patch.setattr(os, "name", system)
+        claim_port(listening)  # type: ignore[arg-type]
+    return listening.set
+
+
+def test_the_servers_port_is_its_alone_on_windows_too() -> None:
+    """SO_REUSEADDR on Windows would let a second table bind a port in use and share it."""
+    import socket
+
+    assert claimed("posix", None) == [(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)]
+    assert claimed("nt", -5) == [(socket.SOL_SOCKET, -5, 1)]  # SO_EXCLUSIVEADDRUSE
+    assert claimed("nt", None) == []  # not SO_REUSEADDR, at least
+
+
 def test_the_laptop_shows_each_players_qr_code_of_their_page() -> None:
     import segno  # noqa: F401 - the extra is there
 

@@ -1,6 +1,7 @@
 """``popdice table ... --serve``: the table's app with each player's page served, its tokens
 kept beside the journal until the table closes on a game that is over, the server entered
-into the command's stack (it closes first)."""
+into the command's stack (it closes first). Its socket is bound first: an address or port
+it cannot have is refused before anything is kept."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ..table.devices import Hands
 from ..table.lowdown_table import LowdownTable
 from ..table.session import TableSession
 from .app import ServedTableApp
-from .run import PhoneServer, lan_address
+from .run import DEFAULT_PORT, PhoneServer, lan_address, listening_socket
 from .tokens import Tokens
 
 
@@ -22,6 +23,10 @@ def served_app(
     referee = session.referee
     if not isinstance(referee, LowdownTable):
         raise PopdiceError(f"--serve is for Lowdown; {referee.game} is played at the laptop")
+    address = args.address or lan_address()
+    port = DEFAULT_PORT if args.port is None else args.port
+    listening = listening_socket(address, port)  # refused before any token is kept
+    stack.callback(listening.close)  # if what follows fails (the server closes it too)
     folder = session.journal.path.parent
     tokens = Tokens.for_game(folder, session.game_id, len(referee.players))
 
@@ -31,7 +36,7 @@ def served_app(
 
     stack.callback(forget_when_over)  # before the server's exit, so it runs after it
     app = ServedTableApp(session, simulated=bool(hands), hands=hands, urls=[])
-    server = PhoneServer(app.host, tokens, args.address or lan_address(), args.port)
+    server = PhoneServer(app.host, tokens, address, port, listening=listening)
     app.urls = [server.url(seat) for seat in range(len(referee.players))]
     stack.enter_context(server)
     session.note(f"phones served at http://{server.address}:{server.port} (F6: the QR codes)")

@@ -6,6 +6,7 @@ phones on the same network can reach."""
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 
@@ -32,26 +33,50 @@ def lan_address() -> str:
             return "127.0.0.1"
 
 
+def listening_socket(address: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``address``:``port`` and listening, the port this one's alone
+    (``claim_port``); a ``PopdiceError`` of one line if it cannot be bound."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        claim_port(listening)
+        listening.bind((address, port))
+        listening.listen(64)  # from here a phone's connection waits for the server
+    except OSError as error:
+        listening.close()
+        raise PopdiceError(
+            f"cannot serve the phones at {address}:{port}: {error.strerror or error} "
+            "(another --port, or --address)"
+        ) from None
+    return listening
+
+
+def claim_port(listening: socket.socket) -> None:
+    """Makes ``listening``'s bind refuse a port another socket listens on. On POSIX,
+    SO_REUSEADDR lets it bind a port just closed (still in TIME_WAIT) and nothing more; on
+    Windows it would share a port in use, so there it is SO_EXCLUSIVEADDRUSE instead."""
+    if os.name != "nt":
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    elif (exclusive := getattr(socket, "SO_EXCLUSIVEADDRUSE", None)) is not None:
+        listening.setsockopt(socket.SOL_SOCKET, exclusive, 1)
+
+
 class PhoneServer:
-    """The server of one game's pages, at ``address``:``port``."""
+    """The server of one game's pages, at ``address``:``port``: on ``listening`` when
+    given (``listening_socket(address, port)``, bound already), else on a socket bound now."""
 
     def __init__(
-        self, host: TableHost, tokens: Tokens, address: str, port: int, limits: Limits | None = None
+        self,
+        host: TableHost,
+        tokens: Tokens,
+        address: str,
+        port: int,
+        limits: Limits | None = None,
+        listening: socket.socket | None = None,
     ) -> None:
         self.tokens = tokens
         self.limits = limits or Limits()
-        family = socket.AF_INET6 if ":" in address else socket.AF_INET
-        self.socket = socket.socket(family, socket.SOCK_STREAM)
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            self.socket.bind((address, port))
-            self.socket.listen(64)  # from here a phone's connection waits for the server
-        except OSError as error:
-            self.socket.close()
-            raise PopdiceError(
-                f"cannot serve the phones at {address}:{port}: {error.strerror or error} "
-                "(another --port, or --address)"
-            ) from None
+        self.socket = listening or listening_socket(address, port)
         self.address, self.port = self.socket.getsockname()[:2]
         config = uvicorn.Config(
             make_app(host, tokens, self.limits),

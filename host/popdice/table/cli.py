@@ -11,6 +11,7 @@ phones from ``serve`` (``popdice.phones``, given by the same). Bad input raises 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import re
@@ -122,7 +123,11 @@ def add_table_arguments(
         metavar="NAME=VALUE",
         help="Lowdown: change a rule setting, e.g. end_grids=1 for a short game (repeatable)",
     )
-    parser.add_argument("--resume", action="store_true", help="resume the last unfinished game")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="resume the last unfinished game, its game, players and rules as journaled",
+    )
     if serve is not None:
         parser.add_argument(
             "--serve",
@@ -135,9 +140,7 @@ def add_table_arguments(
             help="where --serve listens (default: the address the laptop reaches its "
             "router by, which phones on the same network reach)",
         )
-        parser.add_argument(
-            "--port", type=port_number, default=8765, help="--serve's port (default: 8765)"
-        )
+        parser.add_argument("--port", type=port_number, help="--serve's port (default: 8765)")
     parser.set_defaults(run=functools.partial(run_table, open_device=open_device, serve=serve))
 
 
@@ -328,8 +331,7 @@ def run_table(args: argparse.Namespace, open_device: OpenDevice, serve: Serve | 
     from .replay import new_referee, rebuild
     from .session import TableSession
 
-    if not args.resume and args.game is None:
-        raise PopdiceError("name the game (or --resume)")
+    check_table_options(args)
     players = [] if args.resume else parse_players(args.players)
     settings: dict[str, Any] = {}
     if not args.resume:
@@ -353,6 +355,7 @@ def run_table(args: argparse.Namespace, open_device: OpenDevice, serve: Serve | 
             taken_over = stack.enter_context(GameLock(journal, last.id)).taken_over
             resumed = rebuild(journal, last.id)
             game = last.game
+            check_served(args, game)
         hands: dict[str, Hands] = {}
         popper = _open(open_device, stack, "popper", args.sim, hands)
         handheld = None
@@ -371,7 +374,13 @@ def run_table(args: argparse.Namespace, open_device: OpenDevice, serve: Serve | 
                 raise PopdiceError(refusal.detail) from None
             stack.enter_context(GameLock(journal, session.game_id))
         if serve is not None and getattr(args, "serve", False):
-            app = serve(stack, session, args, hands)
+            try:
+                app = serve(stack, session, args, hands)
+            except BaseException:
+                if resumed is None:  # a game that never began play is not kept
+                    with contextlib.suppress(JournalError):
+                        journal.drop_unplayed(session.game_id)
+                raise
         else:
             app = TableApp(session, simulated=bool(hands), hands=hands)
         app.run()
@@ -379,6 +388,32 @@ def run_table(args: argparse.Namespace, open_device: OpenDevice, serve: Serve | 
             if client is not None and client not in (popper, handheld):
                 client.close()
     return app.return_code or 0
+
+
+def check_table_options(args: argparse.Namespace) -> None:
+    """Refuses options that do not go together, before anything opens: ``--resume`` with a
+    game, players or rules of its own, ``--serve`` for a game other than Lowdown, and
+    ``--address`` or ``--port`` without ``--serve``."""
+    if args.resume:
+        if args.game is not None or args.players is not None or args.rule:
+            raise PopdiceError(
+                "--resume goes on with the last unfinished game as it was journaled: "
+                "give it no game, --players or --rule"
+            )
+    elif args.game is None:
+        raise PopdiceError("name the game (or --resume)")
+    else:
+        check_served(args, args.game)
+    if not getattr(args, "serve", False):
+        for option in ("address", "port"):
+            if getattr(args, option, None) is not None:
+                raise PopdiceError(f"--{option} is for --serve: give --serve too, or no --{option}")
+
+
+def check_served(args: argparse.Namespace, game: str) -> None:
+    """Refuses ``--serve`` for ``game`` unless it is Lowdown."""
+    if getattr(args, "serve", False) and game != "lowdown":
+        raise PopdiceError(f"--serve is for Lowdown; {game} is played at the laptop")
 
 
 def _open(

@@ -212,6 +212,22 @@ class Journal:
                 (game_id, by.pid, by.host, by.since),
             )
 
+    def drop_unplayed(self, game_id: int) -> bool:
+        """Removes game ``game_id`` if nothing was played in it (its entries are all
+        ``device`` notes): a game whose table could not open. Whether it was removed."""
+        with self._writing(f"game {game_id}"), self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            played = self._db.execute(
+                "SELECT 1 FROM entries WHERE game_id = ? AND kind != 'device' LIMIT 1",
+                (game_id,),
+            ).fetchone()
+            if played is not None:
+                return False
+            self._db.execute("DELETE FROM entries WHERE game_id = ?", (game_id,))
+            self._db.execute("DELETE FROM holders WHERE game_id = ?", (game_id,))
+            self._db.execute("DELETE FROM games WHERE id = ?", (game_id,))
+        return True
+
     # --- reading ----------------------------------------------------------------------
 
     def game_ids(self) -> list[int]:
