@@ -7,13 +7,13 @@ import os
 import struct
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 import pytest
 
-from popdice.deploy import bininfo, board_image
+from popdice.deploy import bininfo, board_image, files
 from popdice.deploy.base_image import ENV_BASE, load_base
-from popdice.deploy.files import FIRMWARE_DIR, flash_files
+from popdice.deploy.files import FIRMWARE_DIR, FlashFile, flash_files
 from popdice.deploy.uf2 import (
     FAMILY_RP2040,
     MAGIC_END,
@@ -210,6 +210,15 @@ def test_the_filesystem_holds_the_compiled_firmware(tmp_path):
     assert set(back) == {"main.py", "board.py"}
     with pytest.raises(Uf2Error, match="no littlefs"):
         board_image.read_filesystem(bytes(64 * 4096))
+
+
+def test_nested_folders_are_slash_separated_on_windows_too(tmp_path, monkeypatch):
+    source = tmp_path / "deep.py"
+    source.write_bytes(b"x = 1\n")
+    for module in (files, board_image):
+        monkeypatch.setattr(module, "Path", PureWindowsPath)  # what Path is on Windows
+    image = board_image.filesystem_image([FlashFile(source, "popdice_fw/sub/deep.py")], 64 * 4096)
+    assert board_image.read_filesystem(image) == {"popdice_fw/sub/deep.py": b"x = 1\n"}
 
 
 def test_popdice_uf2_writes_base_and_firmware_in_one_file(base, tmp_path):

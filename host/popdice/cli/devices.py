@@ -100,19 +100,35 @@ def cmd_status(args: argparse.Namespace) -> int:
 # --- flash ------------------------------------------------------------------------------
 
 
+FLASH_DESCRIPTION = """\
+Deploys the PopDice firmware and the board's pin map. If PopDice firmware already runs on
+the port it is asked to free the REPL first; if it is the other kind's (a handheld's, when
+--board says popper), the board is refused unless --replace is given. A board whose
+MicroPython is older than {oldest} is refused. Modules go as .mpy (compiled when the wheel
+was built, or in a checkout by mpy-cross) unless --source is given; the board hashes every
+file written (SHA-256) to prove it arrived whole. Each step has a deadline: a board that
+stops answering, or keeps printing, ends the flash with one line of error."""
+
+FLASH_EXAMPLES = """\
+examples:
+  popdice flash --port /dev/ttyACM0 --board popper    COM3 on Windows, /dev/cu.usbmodem1101 on macOS
+  popdice flash --port /dev/ttyACM0 --board handheld --replace   a popper made a handheld"""
+
+
 def add_flash_arguments(parser: argparse.ArgumentParser) -> None:
     from ..deploy.files import oldest_micropython
 
-    parser.description = (
-        "Deploys the PopDice firmware and the board's pin map. If PopDice "
-        "firmware already runs on the port it is asked to free the REPL first. A board whose "
-        f"MicroPython is older than {oldest_micropython()} is refused. Modules go as .mpy "
-        "(compiled when the wheel was built, or in a checkout by mpy-cross) unless --source "
-        "is given; the board hashes every file written (SHA-256) to prove it arrived whole."
-    )
+    parser.description = FLASH_DESCRIPTION.format(oldest=oldest_micropython())
+    parser.epilog = FLASH_EXAMPLES
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--port", type=serial_port, required=True, help="serial port of the board")
     parser.add_argument("--board", required=True, choices=KINDS, help="which device this board is")
     parser.add_argument("--source", action="store_true", help="deploy .py sources, not .mpy")
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="flash even if the board runs the other kind's firmware (its pin map changes)",
+    )
     parser.set_defaults(run=cmd_flash)
 
 
@@ -125,6 +141,7 @@ def cmd_flash(args: argparse.Namespace) -> int:
         args.board,
         compile_mpy=not args.source,
         progress=ProgressBar(f"flashing {args.board}"),
+        replace=args.replace,
     )
     print(f"flashed: {info.board} {info.device_id}, firmware {info.firmware} on {args.port}")
     return 0

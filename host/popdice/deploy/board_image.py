@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from .base_image import MicroPythonBase
-from .files import FlashFile, compiled_files, fingerprint
+from .files import FlashFile, board_folders, compiled_files, fingerprint
 from .uf2 import Segment, Uf2Error, write_uf2
 
 BLOCK_SIZE = 4096  # an RP2040 flash sector, MicroPython's littlefs block
@@ -37,10 +37,9 @@ def filesystem_image(files: list[FlashFile], size: int) -> bytes:
         lookahead_size=32,
         disk_version=LFS_DISK_VERSION,
     )
+    for folder in board_folders(files):
+        fs.mkdir(folder)
     for item in files:
-        folder = str(Path(item.target).parent)
-        if folder != ".":
-            fs.makedirs(folder, exist_ok=True)
         with fs.open(item.target, "wb") as out:
             out.write(item.source.read_bytes())
     fs.unmount()

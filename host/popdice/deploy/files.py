@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import popdice_fw
 
@@ -66,6 +66,13 @@ class FlashFile:
 
     source: Path
     target: str
+
+
+def board_folders(files: list[FlashFile]) -> list[str]:
+    """Every folder on the board that ``files`` go into, each after the folder holding it.
+    Targets are board paths: '/'-separated, whatever this computer's paths are."""
+    folders = {str(folder) for item in files for folder in PurePosixPath(item.target).parents}
+    return sorted(folders - {"."})
 
 
 def oldest_micropython() -> str:
