@@ -7,6 +7,7 @@ The tests at the end named `test_wired_*` run the installed `popdice` console sc
 
 from __future__ import annotations
 
+import codecs
 import copy
 import io
 import itertools
@@ -28,6 +29,7 @@ from popdice.games.popalotsy.check import check_popalotsy
 from popdice.games.ringer.check import check_ringer
 
 POPDICE = str(Path(sys.executable).with_name("popdice"))
+DATA = Path(__file__).parents[1] / "host/popdice/games/data"
 COLORS = ["red", "orange", "yellow", "green", "blue"]
 SUITS = ["pink", "blue", "green", "yellow", "wild"]
 POWERS = ["ask", "draw1", "draw2", "take_over", "steal1"]
@@ -521,9 +523,55 @@ def test_bad_json_and_missing_files_get_one_line(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # short names: a long path would be shortened in the line
     code, out, err = run(capsys, monkeypatch, ["score", "lowdown", "no.json"])
     assert (code, out, err) == (2, "", "error: no.json: no such file\n")
-    Path("binary.json").write_bytes(b"\xff\xfe{}")
+    Path("binary.json").write_bytes(b"\xff{}")
     code, out, err = run(capsys, monkeypatch, ["score", "lowdown", "binary.json"])
-    assert (code, out, err) == (2, "", "error: binary.json: not UTF-8 text\n")
+    message = "not UTF-8 text (nor UTF-16 or UTF-32 with a byte-order mark)"
+    assert (code, out, err) == (2, "", f"error: binary.json: {message}\n")
+    Path("odd.json").write_bytes(codecs.BOM_UTF16_LE + b"{}{")  # half a UTF-16 character
+    code, out, err = run(capsys, monkeypatch, ["score", "lowdown", "odd.json"])
+    assert (code, out, err) == (2, "", f"error: odd.json: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("encoding", "mark"),
+    [
+        ("utf-8", codecs.BOM_UTF8),
+        ("utf-16-le", codecs.BOM_UTF16_LE),  # what Windows PowerShell 5.1's `>` writes
+        ("utf-16-be", codecs.BOM_UTF16_BE),
+        ("utf-32-le", codecs.BOM_UTF32_LE),
+        ("utf-32-be", codecs.BOM_UTF32_BE),
+    ],
+)
+def test_documents_and_data_files_with_a_byte_order_mark_are_read(tmp_path, capsys, encoding, mark):
+    plays = tmp_path / "plays.json"
+    plays.write_bytes(mark + json.dumps(RINGER_EXAMPLE).encode(encoding))
+    cards = tmp_path / "cards.json"
+    cards.write_bytes(mark + (DATA / "ringer.json").read_text().encode(encoding))
+    assert main(["check", "ringer", "--data", str(cards), str(plays)]) == 0
+    assert json.loads(capsys.readouterr().out) == RINGER_OUTPUT
+
+
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "Infinity", "NaN"])
+def test_a_number_that_is_not_finite_is_called_so(capsys, monkeypatch, number):
+    text = f'{{"die": {number}, "top": null, "events": []}}'
+    message = fails(capsys, monkeypatch, ["check", "ringer"], text=text)
+    assert message == (
+        "error: die: expected a die number (1-6), "
+        "got a number that is not finite (Infinity, NaN or too large)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("game", "doc"), [("ringer", RINGER_EXAMPLE), ("popalotsy", POPALOTSY_EXAMPLE)]
+)
+def test_a_data_file_with_a_huge_card_count_is_one_line(capsys, monkeypatch, tmp_path, game, doc):
+    data = json.loads((DATA / f"{game}.json").read_text())
+    data["cards"][0]["count"] = 10**12
+    (tmp_path / "big.json").write_text(json.dumps(data))
+    monkeypatch.chdir(tmp_path)
+    message = fails(capsys, monkeypatch, ["check", game, "--data", "big.json"], doc)
+    expected = "error: data file big.json: cards[0].count: 1000000000000 is not a card count"
+    assert message == f"{expected} (1 to 10,000)"
 
 
 def test_a_bad_replacement_data_file_is_one_line_too(capsys, monkeypatch, tmp_path):

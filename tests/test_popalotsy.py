@@ -95,6 +95,14 @@ def test_default_data_has_forty_cards_in_five_colours_with_the_spec_spread():
         (lambda d: d["cards"][3].update(number=7), "cards[3].number: 7 is not a die face"),
         (lambda d: d.update(deck_size=41), "deck_size: says 41 cards but the card list has 40"),
         (lambda d: d["cards"][1].pop("count"), "cards[1].count: missing"),
+        (
+            lambda d: d["cards"][0].update(count=10**12),
+            "cards[0].count: 1000000000000 is not a card count (1 to 10,000)",
+        ),
+        (
+            lambda d: d.update(deck_size=10_001),
+            "deck_size: 10001 is not a card count (1 to 10,000)",
+        ),
         (lambda d: d.update(colors=["red", "red"]), "colors: a colour is listed twice"),
     ],
 )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from popdice.games.errors import DataFileError, InvalidMove, Reason
+from popdice.games.errors import ConfigError, DataFileError, InvalidMove, Reason
 from popdice.games.ringer.rules import Card, Power, RingerConfig, RingerData, play_problem
 from popdice.games.ringer.state import (
     Bury,
@@ -122,6 +122,18 @@ def test_the_default_deck_has_105_cards_21_a_suit_and_powers_in_every_suit():
         (lambda d: d["cards"][2].update(power="swap"), 'cards[2].power: "swap" is not a power'),
         (lambda d: d.update(wild_suit="joker"), 'wild_suit: "joker" is not one of the suits'),
         (lambda d: d.update(deck_size=104), "deck_size: says 104 cards"),
+        (
+            lambda d: d["cards"][0].update(count=10**12),
+            "cards[0].count: 1000000000000 is not a card count (1 to 10,000)",
+        ),
+        (
+            lambda d: d["cards"][-1].update(count=10_000),
+            "deck_size: says 105 cards but the card list has 10102",
+        ),
+        (
+            lambda d: d.update(deck_size=10**12),
+            "deck_size: 1000000000000 is not a card count (1 to 10,000)",
+        ),
     ],
 )
 def test_a_bad_data_file_is_refused_with_the_field_named(tmp_path, change, message):
@@ -132,6 +144,18 @@ def test_a_bad_data_file_is_refused_with_the_field_named(tmp_path, change, messa
     with pytest.raises(DataFileError) as error:
         RingerData.load(bad)
     assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_the_hand_size_and_limit_are_at_most_the_deck_and_refused_in_the_setting_given():
+    with pytest.raises(ConfigError, match=r"^rule hand_size: 106 is more than the 105 cards of"):
+        new(hand_size=106, hand_limit=106)
+    with pytest.raises(ConfigError, match=r"^rule hand_size: 11 is more than hand_limit \(10\)$"):
+        RingerConfig(hand_size=11)
+    with pytest.raises(ConfigError, match=r"^rule hand_limit: 5 is less than hand_size \(6\)$"):
+        RingerConfig(hand_limit=5)
+    whole_deck = new(hand_size=105, hand_limit=105)  # everything dealt: no stack, no game
+    assert sorted(len(hand) for hand in whole_deck.hands) == [52, 53]
+    assert whole_deck.pile == [] and whole_deck.stack == [] and whole_deck.is_terminal()
 
 
 # --- legal plays (§2.4) and the worked examples of §2.8 -----------------------------------

@@ -9,6 +9,7 @@ import json
 import random
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +27,7 @@ from popdice.games.ringer.state import Pass as RingerPass
 from popdice.games.simulate import play_game, simulate
 
 PROBE_RATE = 0.05
+DATA_DIR = Path(__file__).parents[1] / "host/popdice/games/data"
 
 
 def snapshot(state: GameState[Any]) -> dict:
@@ -316,12 +318,46 @@ def test_the_simulate_command_takes_rule_settings(capsys):
         (["simulate", "lowdown", "--rule", "end_grids=9"],
          "error: rule end_grids: 9 is more than the 3 grids"),
         (["simulate", "popalotsy", "--mistakes", "2"], "error: --mistakes: 2.0 is not a chance"),
+        (["simulate", "ringer", "--mistakes", "0.5"],
+         "error: --mistakes: applies only to popalotsy in faithful mode (the default)"),
+        (["simulate", "popalotsy", "--rule", "mode=strict", "--mistakes", "0.5"],
+         "error: --mistakes: applies only to popalotsy in faithful mode (the default)"),
+        (["simulate", "ringer", "--rule", "hand_size=999999999"],
+         "error: rule hand_size: 999999999 is more than hand_limit (10)"),
+        (["simulate", "ringer", "--rule", "hand_limit=3"],
+         "error: rule hand_limit: 3 is less than hand_size (6)"),
+        (["simulate", "ringer", "--rule", "hand_limit=99999999999",
+          "--rule", "hand_size=99999999999"],
+         "error: rule hand_size: 99999999999 is more than the 105 cards of the deck"),
+        (["simulate", "ringer", "--rule", "hand_limit=106"],
+         "error: rule hand_limit: 106 is more than the 105 cards of the deck"),
+        (["simulate", "popalotsy", "--rule", "hand_size=99999999999"],
+         "error: rule hand_size: 99999999999 is more than the 40 cards of the deck"),
+        (["simulate", "popalotsy", "--rule", "cards_per_round=41"],
+         "error: rule cards_per_round: 41 is more than the 40 cards of the deck"),
     ],
 )  # fmt: skip
 def test_bad_simulate_arguments_are_one_line(capsys, argv, message):
     assert main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith(message) and err.count("\n") == 1
+
+
+def test_mistakes_are_taken_in_faithful_mode(capsys):
+    argv = ["simulate", "popalotsy", "--rule", "mode=faithful", "--mistakes", "0.5", "--games", "3"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.startswith("popalotsy: 3 games")
+
+
+def test_a_simulated_data_file_with_a_huge_card_count_is_one_line(capsys, tmp_path):
+    data = json.loads((DATA_DIR / "popalotsy.json").read_text())
+    data["cards"][0]["count"] = 10**12
+    (tmp_path / "big.json").write_text(json.dumps(data))
+    assert main(["simulate", "popalotsy", "--data", str(tmp_path / "big.json")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith("error: data file ")
+    assert err.endswith("cards[0].count: 1000000000000 is not a card count (1 to 10,000)\n")
 
 
 def test_progress_goes_to_standard_error_only(monkeypatch, capsys):

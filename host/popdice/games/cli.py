@@ -233,18 +233,20 @@ thousands of Ringer events. A longer one is refused in one line."""
 
 def read_document(file: str) -> Field:
     """The JSON document in ``file`` (``-``: standard input), ready to read field by field."""
-    from .fields import parse_document
+    from .fields import decode_text, parse_document
 
     label = "standard input" if file == "-" else file
     try:
         data = read_limited(file, DOCUMENT_MOST, "JSON document", InputError, dash_is_stdin=True)
-        text = data.decode("utf-8")
+        text = decode_text(data)
     except FileNotFoundError:
         raise InputError(f"{label}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{label}: is a directory, not a JSON file") from None
     except UnicodeDecodeError:
-        raise InputError(f"{label}: not UTF-8 text") from None
+        raise InputError(
+            f"{label}: not UTF-8 text (nor UTF-16 or UTF-32 with a byte-order mark)"
+        ) from None
     except OSError as bad:
         raise InputError(f"{label}: cannot read it: {bad.strerror or bad}") from None
     return parse_document(text, label, InputError)

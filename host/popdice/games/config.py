@@ -32,6 +32,25 @@ def require_at_least(name: str, value: int, low: int) -> None:
         raise ConfigError(f"rule {name}: {value} is less than {low}")
 
 
+def require_at_most(name: str, value: int, high: int, what: str) -> None:
+    """Refuses setting ``name`` above ``high``, which ``what`` names ('the 105 cards of the
+    deck')."""
+    if value > high:
+        raise ConfigError(f"rule {name}: {value} is more than {what}")
+
+
+def require_not_above(config: Any, name: str, limit: str) -> None:
+    """Refuses setting ``name`` of ``config`` above its setting ``limit``. The message is about
+    ``limit``, unless that still has its default value: then it is ``name`` that was set."""
+    value, most = getattr(config, name), getattr(config, limit)
+    if value <= most:
+        return
+    defaults = {field.name: field.default for field in dataclasses.fields(config)}
+    if most == defaults[limit]:
+        raise ConfigError(f"rule {name}: {value} is more than {limit} ({most})")
+    raise ConfigError(f"rule {limit}: {most} is less than {name} ({value})")
+
+
 def _convert(name: str, text: str, current: Any) -> Any:
     if isinstance(current, bool):
         word = text.strip().lower()

@@ -7,7 +7,9 @@ such as ``piles[1][2].number: 7 is not a die number (1-6)``.
 
 from __future__ import annotations
 
+import codecs
 import json
+import math
 from collections.abc import Callable, Sequence
 
 from ..errors import PopdiceError
@@ -39,6 +41,9 @@ def shown(value: Any, limit: int = 40) -> str:
 
 
 def kind_of(value: Any) -> str:
+    """What ``value`` is, in words: 'an object', 'a fraction', ..."""
+    if isinstance(value, float) and not math.isfinite(value):  # 1e400 reads as infinity
+        return "a number that is not finite (Infinity, NaN or too large)"
     return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
 
 
@@ -138,6 +143,24 @@ def faces_text(faces: Sequence[int]) -> str:
     if ordered and ordered == list(range(ordered[0], ordered[-1] + 1)):
         return f"{ordered[0]}-{ordered[-1]}"
     return ", ".join(str(face) for face in ordered)
+
+
+_BYTE_ORDER_MARKS = (  # UTF-32's marks begin with UTF-16's, so they come first
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def decode_text(data: bytes) -> str:
+    """``data`` as text: UTF-8, or UTF-8, UTF-16 or UTF-32 after a byte-order mark (as Windows
+    PowerShell 5.1's ``>`` writes UTF-16). Raises ``UnicodeDecodeError`` for anything else."""
+    for mark, encoding in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            return data[len(mark) :].decode(encoding)
+    return data.decode("utf-8")
 
 
 def parse_document(text: str, label: str, error: ErrorFactory) -> Field:

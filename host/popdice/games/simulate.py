@@ -15,6 +15,7 @@ from typing import Any
 
 from .bots import BotSettings
 from .catalog import GAMES, GameSpec
+from .config import with_settings
 from .engine import GameState
 from .errors import InputError
 
@@ -134,6 +135,8 @@ def simulate(
     if not 1 <= games <= MAX_GAMES:
         raise InputError(f"--games: {games} is not a number of games (1 to {MAX_GAMES:,})")
     spec = GAMES[game]
+    if bots is not None and bots.mistakes and not _bots_make_mistakes(game, settings):
+        raise InputError("--mistakes: applies only to popalotsy in faithful mode (the default)")
     seeds = random.Random(seed)
     records: list[GameRecord] = []
     step = max(1, games // 50)
@@ -146,6 +149,13 @@ def simulate(
         if progress is not None and (done % step == 0 or done == games):
             progress(done, games, f"game {done}")
     return summarise(spec, players, seed, list(settings), records)
+
+
+def _bots_make_mistakes(game: str, settings: Sequence[str]) -> bool:
+    """Whether the game's bots drop wrong cards on purpose: Popalotsy's, in faithful mode."""
+    if game != "popalotsy":
+        return False
+    return with_settings(GAMES[game].config_type(), settings).mode == "faithful"
 
 
 def summarise(

@@ -14,8 +14,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..config import require_at_least, require_choice
-from ..data import read_data_file
+from ..data import read_data_file, read_deck
 from ..errors import Reason
+from ..fields import Field
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,13 +180,9 @@ def _load_popalotsy(path: str | Path | None) -> PopalotsyData:
     faces = tuple(item.integer(what="a die face") for item in doc.key("die_faces").items())
     if not faces or len(set(faces)) != len(faces):
         doc.key("die_faces").fail("must list distinct die faces")
-    deck: list[Card] = []
-    for entry in doc.key("cards").items():
+
+    def read_card(entry: Field) -> Card:
         color = entry.key("color").choice(colors, "one of the colours")
-        number = entry.key("number").number_in(faces, "a die face")
-        count = entry.key("count").integer(1, None, "a count of at least 1")
-        deck.extend([Card(color, number)] * count)
-    declared = doc.key("deck_size").integer(1, None, "a card count")
-    if declared != len(deck):
-        doc.key("deck_size").fail(f"says {declared} cards but the card list has {len(deck)}")
-    return PopalotsyData(colors, faces, tuple(deck), low, high)
+        return Card(color, entry.key("number").number_in(faces, "a die face"))
+
+    return PopalotsyData(colors, faces, read_deck(doc, read_card), low, high)

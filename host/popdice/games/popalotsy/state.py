@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..config import require_at_most
 from ..engine import GameState, check_player_count
 from ..errors import InvalidMove, Reason
 from .rules import (
@@ -85,6 +86,9 @@ class PopalotsyState(GameState[PopalotsyAction]):
         self.config = config or PopalotsyConfig()
         self.data = data or PopalotsyData.load()
         check_player_count("popalotsy", num_players, self.data.min_players, self.data.max_players)
+        deck = len(self.data.deck)
+        for name in ("hand_size", "cards_per_round"):
+            require_at_most(name, getattr(self.config, name), deck, f"the {deck} cards of the deck")
         self.deck: list[Card] = list(self.data.deck)
         self.rng.shuffle(self.deck)
         self.discard: list[Card] = []

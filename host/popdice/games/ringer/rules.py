@@ -13,9 +13,10 @@ from enum import Enum
 from functools import lru_cache
 from pathlib import Path
 
-from ..config import require_at_least
-from ..data import read_data_file
+from ..config import require_at_least, require_not_above
+from ..data import read_data_file, read_deck
 from ..errors import Reason
+from ..fields import Field
 
 
 class Power(str, Enum):
@@ -79,7 +80,7 @@ class RingerConfig:
 
     def __post_init__(self) -> None:
         require_at_least("hand_size", self.hand_size, 1)
-        require_at_least("hand_limit", self.hand_limit, self.hand_size)
+        require_not_above(self, "hand_size", "hand_limit")
         require_at_least("max_turns", self.max_turns, 0)
 
 
@@ -179,8 +180,8 @@ def _load_ringer(path: str | Path | None) -> RingerData:
     faces = tuple(item.integer(what="a die face") for item in doc.key("die_faces").items())
     if not faces or len(set(faces)) != len(faces):
         doc.key("die_faces").fail("must list distinct die faces")
-    deck: list[Card] = []
-    for entry in doc.key("cards").items():
+
+    def read_card(entry: Field) -> Card:
         suit = entry.key("suit").choice(suits, "one of the suits")
         number_field = entry.key("number")
         power_field = entry.optional("power")
@@ -188,14 +189,9 @@ def _load_ringer(path: str | Path | None) -> RingerData:
         if number_field.is_null():
             if power is not Power.REROLL:
                 number_field.fail("only a Reroll card has no number")
-            number = None
-        else:
-            if power is Power.REROLL:
-                number_field.fail("a Reroll card has no number: write null")
-            number = number_field.number_in(faces, "a die face")
-        count = entry.key("count").integer(1, None, "a count of at least 1")
-        deck.extend([Card(suit, number, power)] * count)
-    declared = doc.key("deck_size").integer(1, None, "a card count")
-    if declared != len(deck):
-        doc.key("deck_size").fail(f"says {declared} cards but the card list has {len(deck)}")
-    return RingerData(suits, letters, wild, faces, tuple(deck), low, high)
+            return Card(suit, None, power)
+        if power is Power.REROLL:
+            number_field.fail("a Reroll card has no number: write null")
+        return Card(suit, number_field.number_in(faces, "a die face"), power)
+
+    return RingerData(suits, letters, wild, faces, read_deck(doc, read_card), low, high)

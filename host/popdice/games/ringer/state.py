@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from ..config import require_at_most
 from ..engine import GameState, check_player_count
 from ..errors import InvalidMove, Reason
 from .rules import (
@@ -120,14 +121,14 @@ class RingerState(GameState[RingerAction]):
         self.config = config or RingerConfig()
         self.data = data or RingerData.load()
         check_player_count("ringer", num_players, self.data.min_players, self.data.max_players)
+        deck = len(self.data.deck)
+        for name in ("hand_size", "hand_limit"):
+            require_at_most(name, getattr(self.config, name), deck, f"the {deck} cards of the deck")
         self.pile: list[Card] = list(self.data.deck)
         self.rng.shuffle(self.pile)
         self.hands: list[list[Card]] = [[] for _ in range(num_players)]
         self.collected: list[list[Card]] = [[] for _ in range(num_players)]
-        for _ in range(self.config.hand_size):
-            for seat in range(num_players):
-                if self.pile:
-                    self.hands[seat].append(self.pile.pop())
+        self._deal()
         self.die = self._roll()
         self.stack: list[Card] = [self.pile.pop()] if self.pile else []
         self.current = 0
@@ -461,6 +462,14 @@ class RingerState(GameState[RingerAction]):
         excess = len(self.hands[player]) - self.config.hand_limit
         if excess > 0:
             self.pending.append(Pending(Need.BURY, player, count=excess))
+
+    def _deal(self) -> None:
+        """Deal ``hand_size`` cards each, one at a time clockwise from seat 0, while any last."""
+        for _ in range(self.config.hand_size):
+            for hand in self.hands:
+                if not self.pile:
+                    return
+                hand.append(self.pile.pop())
 
     def _draw(self, player: int, count: int) -> None:
         for _ in range(max(count, 0)):
