@@ -215,6 +215,15 @@ def test_standard_input_past_its_size_is_refused(capsys, monkeypatch) -> None:
     assert err == "error: standard input is larger than 8 MB, the most a JSON document can be\n"
 
 
+def test_standard_input_closed_is_said_in_one_line(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", None)  # as Python starts with ``<&-``
+    code, out, err = run_in_process(["check", "ringer", "-"], capsys)
+    assert one_line(code, out, err)
+    assert (
+        err == "error: standard input is closed: give the JSON document through a pipe or a file\n"
+    )
+
+
 def test_a_packed_trace_is_held_to_its_size_as_it_unpacks(capsys, tmp_path, monkeypatch) -> None:
     lines = "".join(f"{t},0,0,1\n" for t in range(2000)).encode()
     packed = tmp_path / "long.csv.gz"

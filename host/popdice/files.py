@@ -87,6 +87,8 @@ def open_limited(
     in binary, as a stream that raises ``error`` (message) once more than ``limit`` bytes
     have come through it."""
     if dash_is_stdin and name == STANDARD_INPUT:
+        if sys.stdin is None:  # started with it closed (``<&-``)
+            raise error(f"{label(name)} is closed: give the {kind} through a pipe or a file")
         yield limited(sys.stdin.buffer, limit, label(name), kind, error)
         return
     with open(name, "rb") as handle:
