@@ -151,3 +151,13 @@ def test_labels_of_another_trace_are_refused(
         other.write_text(json.dumps({"presses_ms": onsets}))
         err = fails(capsys, trace, "--labels", str(other))
         assert f"a press at {onsets[-1]:g} ms is outside the trace (0 to " in err
+
+
+def test_a_labels_or_config_file_that_is_not_text_is_said_so(
+    capsys: pytest.CaptureFixture[str], press_files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xb1\xb2{}")
+    for option in ("--labels", "--config"):
+        err = fails(capsys, str(press_files[0]), option, str(binary))
+        assert err == f"error: {binary}: not JSON (not UTF-8 text)"

@@ -192,11 +192,19 @@ def _releases(path: Path, document: Any, onsets: list[float]) -> list[float] | N
 
 
 def _read_json(path: Path) -> Any:
+    return read_json_file(path, LABELS_MOST, "labels file")
+
+
+def read_json_file(path: str | Path, limit: int, kind: str) -> Any:
+    """The JSON document in file ``path`` (a ``kind`` of at most ``limit`` bytes); a
+    ``TraceError`` of one line naming the file if it cannot be read or is not JSON."""
     try:
-        return json.loads(read_limited(str(path), LABELS_MOST, "labels file", TraceError))
+        return json.loads(read_limited(str(path), limit, kind, TraceError))
     except OSError as error:
         raise TraceError(f"cannot read {path}: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except UnicodeDecodeError:
+        raise TraceError(f"{path}: not JSON (not UTF-8 text)") from None
+    except json.JSONDecodeError as error:
         raise TraceError(f"{path}: not JSON ({error})") from None
     except RecursionError:
         raise TraceError(f"{path}: not JSON (nested too deeply)") from None

@@ -28,7 +28,6 @@ stretches of time, and each stretch is scored with settings fitted on all the ot
 from __future__ import annotations
 
 import bisect
-import json
 import math
 import multiprocessing
 import os
@@ -45,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..files import MB, read_limited
-from .files import TraceError, read_presses, read_trace
+from ..files import MB
+from .files import TraceError, read_json_file, read_presses, read_trace
 from .measured import Measured, check_settings, defaults, detections, firmware_settings
 from .runner import DetectorError, micropython_command, run_detector_mg
 from .scoring import PRESS_SPAN_MS, TARGET_LATENCY_MS, Score, score
@@ -705,19 +704,7 @@ writes one of about 1 KB."""
 def read_config(path: str | Path) -> dict[str, Any]:
     """The settings in a detector file (from ``popdice tune``, or a bare settings object),
     checked by the firmware's own rules; TraceError naming the file and the problem."""
-    path = Path(path)
-    try:
-        loaded: Any = json.loads(
-            read_limited(str(path), DETECTOR_FILE_MOST, "detector settings file", TraceError)
-        )
-    except OSError as error:
-        raise TraceError(f"cannot read {path}: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise TraceError(f"{path}: not JSON ({error})") from None
-    except RecursionError:
-        raise TraceError(f"{path}: not JSON (nested too deeply)") from None
-    except ValueError:  # Python refuses integers of over 4,300 digits
-        raise TraceError(f"{path}: not JSON (a number with too many digits)") from None
+    loaded = read_json_file(path, DETECTOR_FILE_MOST, "detector settings file")
     settings = loaded.get("settings", loaded) if isinstance(loaded, dict) else loaded
     try:
         return check_settings(settings)
