@@ -315,3 +315,12 @@ def test_a_journal_whose_folder_cannot_be_made_says_so(
         "cannot be written: its folder is missing and cannot be made (Not a directory)\n"
     )
     assert JOURNAL_FILE in err and tables == []
+
+
+def test_a_journal_that_is_a_folder_is_said_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / JOURNAL_FILE).mkdir()
+    monkeypatch.setenv("POPDICE_DATA_DIR", str(tmp_path))
+    err = one_error_line(["history"], capsys)
+    assert err == f"error: the journal {tmp_path / JOURNAL_FILE} is a folder, not a file\n"

@@ -123,6 +123,8 @@ class Journal:
     def _open_to_read(self) -> sqlite3.Connection:
         """Read only; in a folder it cannot write (so no WAL index can be made), the journal
         as last checkpointed, which is all of it unless a table is writing there."""
+        if self.path.is_dir():
+            raise JournalError(f"the journal {self.path} is a folder, not a file")
         if not self.path.is_file():
             raise JournalError(f"there is no journal {self.path}")
         uri = self.path.resolve().as_uri()
