@@ -159,10 +159,15 @@ def test_a_dome_too_small_for_the_dice_is_refused_naming_the_smallest(
     assert isinstance(case, dimensions.PopperCase)
     smallest = placement.smallest_dome(case)
     out = tmp_path / "small.stl"
-    result = run_case(capsys, "--board", "popper", "--dome-diameter", "100", "--out", str(out))
+    result = run_case(
+        capsys, "--board", "popper", "--dome-diameter", f"{smallest - 0.5:g}", "--out", str(out)
+    )
     assert refused(*result)
-    assert f"the smallest that fits is {smallest:g} mm" in result[2]
+    assert f"expected a length from {smallest:g} to 300 mm" in result[2]
     assert not out.exists()
+    small = replace(case, dome=replace(case.dome, diameter=smallest - 0.5))  # in case.json
+    with pytest.raises(PopdiceError, match=f"the smallest that fits is {smallest:g} mm"):
+        placement.popper_plan(small)
     # every pip hole of the smallest lies inside its footprint, by the margin
     inside = smallest / 2 - case.dome.wall - case.dome.margin
     pips = placement.pip_centres(case)
@@ -179,7 +184,7 @@ def test_a_dome_too_small_for_the_dice_is_refused_naming_the_smallest(
         (["--board", "popper", "--clearance", "-1"], "expected a length from 0 to 1.5 mm"),
         (["--board", "popper", "--clearance", "5"], "not '5'"),
         (["--board", "popper", "--clearance", "nan"], "not 'nan'"),
-        (["--board", "popper", "--dome-diameter", "1e9"], "from 40 to 300 mm"),
+        (["--board", "popper", "--dome-diameter", "1e9"], "to 300 mm, not '1e9'"),
         (["--board", "handheld", "--dome-diameter", "140"], "the handheld has no dome"),
         (["--board", "handheld", "--part", "rim"], "the handheld has no rim"),
         (["--board", "popper", "--segments", "3"], "from 16 to 512"),
@@ -203,6 +208,20 @@ def test_without_the_geometry_library_it_names_the_extra(
     assert refused(code, printed, err)
     assert err.startswith("error: popdice case needs the case extra: pip install 'popdice[case]'")
     assert not out.exists()
+
+
+def test_help_gives_the_ranges_that_work_and_the_defaults(capsys) -> None:
+    case = dimensions.load("popper")
+    assert isinstance(case, dimensions.PopperCase)
+    assert main(["case", "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    smallest = placement.smallest_dome(case)
+    assert f"{smallest:g} (the smallest that covers the dice) to 300 mm" in shown
+    assert f"(default: case.json's, {case.dome.diameter:g})" in shown
+    handheld = dimensions.load("handheld")
+    low, high = dimensions.SEGMENTS
+    assert f"{low} to {high}; smaller ones get fewer (default: case.json's, " in shown
+    assert f"{case.fit.segments} for the popper, {handheld.fit.segments} for the handheld" in shown
 
 
 def test_help_does_not_load_the_geometry_library() -> None:

@@ -34,6 +34,7 @@ def test_help_teaches_every_command():
     for command in ("devices", "status", "flash", "sim", "demo"):
         assert command in out
     assert "examples:" in out
+    assert "--export prints one game's journal as JSON" in " ".join(out.split())
 
 
 def echo_server(stack: contextlib.ExitStack) -> int:
@@ -230,6 +231,41 @@ def test_demo_in_a_terminal_starts_the_table_on_simulated_devices(monkeypatch):
     monkeypatch.setattr(table_cli, "run_table", run_table)
     assert demo.run_table_demo("lowdown", "Ann,Bob", interactive=True) == 0
     assert started == [("lowdown", True, "Ann,Bob")]
+
+
+def test_demo_says_its_defaults_and_refuses_players_with_no_table(monkeypatch, capsys) -> None:
+    from popdice.cli import demo
+    from popdice.cli.main import main
+    from popdice.table import cli as table_cli
+
+    linked: list[bool] = []
+    tables: list[tuple[str, str]] = []
+
+    def run_demo(real: bool = True) -> int:
+        linked.append(real)
+        return 0
+
+    def run_table_demo(game: str, players: str, interactive: bool) -> int:
+        tables.append((game, players))
+        return 0
+
+    monkeypatch.setattr(demo, "run_demo", run_demo)
+    monkeypatch.setattr(demo, "run_table_demo", run_table_demo)
+    monkeypatch.setattr(table_cli, "has_terminal", lambda: True)
+    assert main(["demo", "--table", "none", "--players", "Zed"]) == 2
+    out, err = capsys.readouterr()
+    assert (
+        out == "" and err == "error: --players is for the table demo: --table none plays no game\n"
+    )
+    assert linked == [] and tables == []
+    assert main(["demo", "--table", "none"]) == 0
+    assert linked == [True] and tables == []
+    assert main(["demo", "--sim"]) == 0
+    assert linked == [True, False] and tables == [("lowdown", "Ann,Bob,Cy")]
+    assert main(["demo", "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "(default: lowdown, with the popper and the handheld)" in shown
+    assert '(default: "Ann,Bob,Cy")' in shown
 
 
 def test_every_usage_error_is_one_line_and_exit_2(capsys) -> None:

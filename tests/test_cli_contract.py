@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import os
 import subprocess
 import sys
@@ -23,11 +24,15 @@ from popdice.console.arguments import file_name, folder_name, input_file, output
 from popdice.console.messages import LINE_LIMIT
 from popdice.errors import SimulatorError
 from popdice.sim.supervisor import SimulatedPico
+from popdice.wiring.cli import svg_file
 
 POPDICE = str(Path(sys.executable).with_name("popdice"))
 HUGE = "9" * 5000
 FUZZ_SECONDS = 20
 NO_SIMULATOR = "a bad value got as far as starting a simulator"
+HELP_WIDTH = 90
+NOT_YET_WRAPPED = {("uf2",), ("table",), ("detect",), ("tune",)}
+"""Commands whose help still has lines wider than ``HELP_WIDTH``, to re-wrap."""
 
 
 @pytest.fixture(scope="module")
@@ -83,11 +88,17 @@ def no_devices_or_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 def leaf_commands() -> dict[tuple[str, ...], argparse.ArgumentParser]:
     """Every runnable command (``check ringer``, ``status``, ...) and its parser."""
+    return every_command(leaves_only=True)
+
+
+def every_command(leaves_only: bool = False) -> dict[tuple[str, ...], argparse.ArgumentParser]:
+    """Every command and its parser: the runnable ones and, unless ``leaves_only``, the
+    groups of them (``check``, ``score``)."""
     found: dict[tuple[str, ...], argparse.ArgumentParser] = {}
 
     def walk(parser: argparse.ArgumentParser, words: tuple[str, ...]) -> None:
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        if not subs and words:
+        if words and not (subs and leaves_only):
             found[words] = parser
         for action in subs:
             for name, child in action.choices.items():
@@ -133,8 +144,9 @@ def bad_values(action: argparse.Action, files: dict[str, str]) -> list[str]:
                 files["deep.json"], files["list.json"], files["string.json"], "a\0b"]  # fmt: skip
     if action.type is folder_name:
         return ["", files["binary"], "a\0b"]
-    if action.type is output_file:
-        return ["", files["folder"], files["missing"] + "/x", "a\0b"]
+    if action.type in (output_file, svg_file):
+        not_svg = ["-", files["out.csv"]] if action.type is svg_file else []
+        return ["", files["folder"], files["missing"] + "/x", "a\0b", *not_svg]
     if action.type is serial_port:
         return ["", " ", files["missing"], "x" * 300, "a\0b"]
     if action.choices is not None:
@@ -208,6 +220,23 @@ def test_every_command_refuses_every_bad_value_in_one_line(files, capsys) -> Non
     assert time.monotonic() - started < FUZZ_SECONDS
 
 
+def test_every_command_teaches_by_example() -> None:
+    for words, parser in every_command().items():
+        command = "popdice " + " ".join(words)
+        shown = parser.format_help()
+        assert "``" not in shown, f"{command} --help shows reStructuredText"
+        _, found, after = shown.partition("\nexamples:\n")
+        examples = list(itertools.takewhile(str.strip, after.splitlines()))
+        assert found and any(command in line for line in examples), f"{command}: no examples"
+
+
+def test_help_is_wrapped_to_fit(monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", str(HELP_WIDTH))
+    for words, parser in every_command().items():
+        wide = [line for line in parser.format_help().splitlines() if len(line) > HELP_WIDTH]
+        assert not wide or words in NOT_YET_WRAPPED, (words, wide)
+
+
 def test_empty_values_are_called_empty(files, capsys) -> None:
     for argv in (
         ["status", "--port", ""],
@@ -242,6 +271,24 @@ def test_bounds_are_stated_and_checked_before_any_device(files, capsys, monkeypa
     ):
         code, out, err = run_in_process(argv, capsys)
         assert code == 2 and out == "" and words in err and err.count("\n") == 1, (argv, err)
+
+
+def test_help_states_defaults_ranges_and_output(capsys) -> None:
+    for argv, words in (
+        (
+            ["fairness", "--help"],
+            ["(default: the mode it is in)", "(default 10,000; 1 to 10,000,000)"],
+        ),
+        (["record", "--help"], ["seconds between prompts, 3 to 60 (default 4)", "1 to 3600 s"]),
+        (
+            ["sim", "--help"],
+            ["first the serial port to open", '"control: PATH"', '"device id: ID"'],
+        ),
+    ):
+        assert main(argv) == 0
+        shown = " ".join(capsys.readouterr().out.split())
+        for word in words:
+            assert word in shown, (argv, word)
 
 
 def test_a_real_process_keeps_the_contract(files) -> None:

@@ -222,6 +222,19 @@ def test_the_command_prints_the_table_and_writes_the_diagram(tmp_path, capsys) -
     assert f"{tmp_path} is a folder" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("name", ["-", "wiring.png", "wiring"])
+@pytest.mark.parametrize("dice_flag", [[], ["--dice"]])
+def test_an_out_that_is_not_an_svg_file_is_refused_in_one_line(
+    name: str, dice_flag: list[str], tmp_path, capsys, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["wiring", "--board", "popper", *dice_flag, "--out", name]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert f"the diagram is drawn as SVG: give a file name ending in .svg, not '{name}'" in err
+    assert not list(tmp_path.iterdir())
+
+
 def simhw_constants() -> dict[str, int]:
     text = (ROOT / "host/popdice/sim/upy/_simhw.py").read_text()
     return {m[1]: int(m[2]) for m in re.finditer(r"^(_\w+) = const\((\d+)\)", text, re.M)}

@@ -22,19 +22,24 @@ from . import dimensions, placement
 
 EXTRA = "popdice case needs the case extra: pip install 'popdice[case]'"
 PARTS = ("all", "base", "lid", "rim")
-DOME_RANGE = (40.0, 300.0)  # mm: a dome's body, from a small snap dome to a large bubble
+LARGEST_DOME = 300.0  # mm: a dome's body, up to a large bubble
+
+DESCRIPTION = """\
+Writes a board's 3D-printable enclosure as a binary STL file (millimetres): the popper's
+round base, lid with the five dice windows, and the rim that clamps its dome; the
+handheld's box and its lid with the screen's window and three buttons."""
 
 EPILOG = """\
 examples:
-  popdice case --board popper --out popper-case.stl     base, lid and rim, side by side
-  popdice case --board popper --dome-diameter 140 --out popper-case.stl   for a 140 mm dome
-  popdice case --board handheld --out handheld-case.stl     base and lid
-  popdice case --board handheld --part lid --clearance 0.4 --out lid.stl   one body, looser
+  popdice case --board popper --out popper-case.stl      base, lid and rim, side by side
+  popdice case --board popper --dome-diameter 140 --out popper-case.stl   a 140 mm dome
+  popdice case --board handheld --out handheld-case.stl  base and lid
+  popdice case --board handheld --part lid --clearance 0.4 --out lid.stl   a looser lid
 
 Every body lies flat on the bed the way it prints without supports (the lids and the
 popper's rim upside down), in millimetres, side by side along x. The dimensions, and what
-to buy for the case (screws, feet, the popper's dome), are in
-boards/<board>/case.json. Needs the case extra: pip install 'popdice[case]'.
+to buy for the case (screws, feet, the popper's dome), are in boards/<board>/case.json.
+Needs the case extra: pip install 'popdice[case]'.
 """
 
 
@@ -57,12 +62,26 @@ def millimetres(low: float, high: float) -> Callable[[str], float]:
     return parse
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
-        "Writes a board's 3D-printable enclosure as a binary STL file (millimetres): the "
-        "popper's round base, lid with the five dice windows, and the rim that clamps its "
-        "dome; the handheld's box and its lid with the screen's window and three buttons."
+def dome_help() -> tuple[float, str]:
+    """The smallest --dome-diameter, the one that covers the dice as the popper's case.json
+    places them, and the option's help. (If that case.json cannot be read, any dome up to
+    ``LARGEST_DOME``: `popdice case --board popper` says what is wrong with it.)"""
+    what = "the popper's dome: its body's outside diameter at its flange"
+    try:
+        case = dimensions.load("popper")
+    except PopdiceError:
+        return 0.0, f"{what}, up to {LARGEST_DOME:g} mm (default: case.json's)"
+    assert isinstance(case, dimensions.PopperCase)
+    smallest = placement.smallest_dome(case)
+    return smallest, (
+        f"{what}, {smallest:g} (the smallest that covers the dice) to {LARGEST_DOME:g} mm "
+        f"(default: case.json's, {case.dome.diameter:g})"
     )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    smallest_dome, dome_diameter_help = dome_help()
+    parser.description = DESCRIPTION
     parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--board", required=True, choices=KINDS, help="which board's case")
@@ -78,9 +97,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dome-diameter",
         metavar="MM",
-        type=millimetres(*DOME_RANGE),
-        help="the popper's dome: its body's outside diameter at its flange (default: "
-        "case.json's, 120)",
+        type=millimetres(smallest_dome, LARGEST_DOME),
+        help=dome_diameter_help,
     )
     parser.add_argument(
         "--clearance",
@@ -89,11 +107,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the gap on each side between mating parts and around bought ones (default: "
         "case.json's, 0.3)",
     )
+    low, high = dimensions.SEGMENTS
     parser.add_argument(
         "--segments",
         metavar="N",
-        type=whole_number(*dimensions.SEGMENTS),
-        help="sides of the largest circles; smaller ones get fewer (default: case.json's)",
+        type=whole_number(low, high),
+        help=f"sides of the largest circles, {low:,} to {high:,}; smaller ones get fewer "
+        "(default: case.json's, 96 for the popper, 64 for the handheld)",
     )
     parser.set_defaults(run=run)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 
 from ..console.arguments import serial_port, whole_number
 from ..console.columns import aligned
@@ -20,18 +21,29 @@ from ..kinds import KINDS
 from .status_text import STATUS_HELP, status_lines
 
 DEVICE_COLUMNS = ("KIND", "DEVICE ID", "FIRMWARE", "PORT", "STATE")
+HELP_WIDTH = 90  # the descriptions and examples below are wrapped at most this wide
 
 
 # --- devices ----------------------------------------------------------------------------
 
 
+DEVICES_DESCRIPTION = """\
+Lists RP2040 boards running MicroPython (USB 2E8A:0005) and running simulators, each after
+a handshake, one line each under a header: KIND, DEVICE ID, FIRMWARE (its version), PORT
+(marked (simulated) for a simulator) and STATE (ready, busy: another program has the port
+open, or why no handshake came)."""
+
+DEVICES_EXAMPLES = """\
+examples:
+  popdice devices                      every board and simulator found, one line each
+  popdice devices --real-only          only the boards plugged in over USB
+  popdice devices --sim-only --json    only the simulators, as JSON"""
+
+
 def add_devices_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
-        "Lists RP2040 boards running MicroPython (USB 2E8A:0005) and running "
-        "simulators, each after a handshake, one line each under a header: KIND, DEVICE ID, "
-        "FIRMWARE (its version), PORT (marked (simulated) for a simulator) and STATE (ready, "
-        "busy: another program has the port open, or why no handshake came)."
-    )
+    parser.description = DEVICES_DESCRIPTION
+    parser.epilog = DEVICES_EXAMPLES
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--json",
         action="store_true",
@@ -68,11 +80,21 @@ def device_row(device: FoundDevice) -> list[str]:
 # --- status -----------------------------------------------------------------------------
 
 
+STATUS_EXAMPLES = """\
+examples:
+  popdice status                       the first device found, real boards first
+  popdice status --kind handheld       the first handheld found
+  popdice status --port /dev/ttyACM0 --json   that board's reply, as it came"""
+
+
 def add_status_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
-        "Asks one device for its status. Without --port, the first device of "
-        "--kind is used (real boards first, then simulators). " + STATUS_HELP
+    parser.description = textwrap.fill(
+        "Asks one device for its status. Without --port, the first device (of --kind, if "
+        "given) is used: real boards first, then simulators. " + STATUS_HELP,
+        HELP_WIDTH,
     )
+    parser.epilog = STATUS_EXAMPLES
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--port", type=serial_port, help="serial port or pyserial URL")
     parser.add_argument("--kind", choices=KINDS, help="which kind of device to look for")
     parser.add_argument(
@@ -111,7 +133,9 @@ stops answering, or keeps printing, ends the flash with one line of error."""
 
 FLASH_EXAMPLES = """\
 examples:
-  popdice flash --port /dev/ttyACM0 --board popper    COM3 on Windows, /dev/cu.usbmodem1101 on macOS
+  popdice flash --port /dev/ttyACM0 --board popper   on Linux
+  popdice flash --port COM3 --board popper           on Windows
+  popdice flash --port /dev/cu.usbmodem1101 --board popper   on macOS
   popdice flash --port /dev/ttyACM0 --board handheld --replace   a popper made a handheld"""
 
 
@@ -150,28 +174,43 @@ def cmd_flash(args: argparse.Namespace) -> int:
 # --- fairness ---------------------------------------------------------------------------
 
 
+FAIRNESS_DESCRIPTION = """\
+Asks the popper for --rolls rolls of a game mode, in batches (the dice are counted on the
+board, nothing is shown), and prints per die the count of each face, the chi-squared
+statistic and its p-value. A fair die gives p spread evenly between 0 and 1; p below {p:g}
+is marked SUSPECT."""
+
+FAIRNESS_EXAMPLES = """\
+examples:
+  popdice fairness                     10,000 rolls of the mode the popper is in
+  popdice fairness --rolls 100000 --mode lowdown   Lowdown's four dice, 100,000 rolls
+  popdice fairness --port /dev/ttyACM0 --json      that popper's counts and p-values, JSON"""
+
+
 def add_fairness_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..devices.fairness import MAX_ROLLS
+    from ..devices.fairness import MAX_ROLLS, SUSPECT_P
     from ..devices.popper import ROLL_COUNTS_MAX
 
-    parser.description = (
-        "Asks the popper for --rolls rolls of a game mode, in batches (the "
-        "dice are counted on the board, nothing is shown), and prints per die the count of "
-        "each face, the chi-squared statistic and its p-value. A fair die gives p spread "
-        "evenly between 0 and 1; p below 0.001 is marked SUSPECT."
-    )
+    parser.description = FAIRNESS_DESCRIPTION.format(p=SUSPECT_P)
+    parser.epilog = FAIRNESS_EXAMPLES
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--rolls",
         type=whole_number(1, MAX_ROLLS),
         default=10000,
-        help=f"how many rolls (10,000; at most {MAX_ROLLS:,})",
+        help=f"how many rolls (default 10,000; 1 to {MAX_ROLLS:,})",
     )
-    parser.add_argument("--mode", choices=("popalotsy", "lowdown", "ringer"), help="(current mode)")
+    parser.add_argument(
+        "--mode",
+        choices=("popalotsy", "lowdown", "ringer"),
+        help="the game mode whose dice are rolled: popalotsy's five, lowdown's four or "
+        "ringer's one; the popper stays in its own mode (default: the mode it is in)",
+    )
     parser.add_argument(
         "--batch",
         type=whole_number(1, ROLL_COUNTS_MAX),
         default=2000,
-        help=f"rolls per request (2,000: about 4 s on a Pico; at most {ROLL_COUNTS_MAX:,})",
+        help=f"rolls per request (default 2,000, about 4 s on a Pico; 1 to {ROLL_COUNTS_MAX:,})",
     )
     parser.add_argument(
         "--port", type=serial_port, help="the popper's port (default: the first popper found)"
@@ -203,13 +242,26 @@ def cmd_fairness(args: argparse.Namespace) -> int:
 # --- demo -------------------------------------------------------------------------------
 
 
+DEMO_PLAYERS = "Ann,Bob,Cy"
+
+DEMO_DESCRIPTION = f"""\
+First the device link, end to end: each device's handshake, a round trip, an event, a
+press of the popper's dome and bad input, on the real boards that are plugged in or on
+simulated ones. Then, in a terminal, a game at the table on simulated devices: by default
+Lowdown, with the players "{DEMO_PLAYERS}" (Ctrl+Q quits it; F1 shows its keys and
+commands). Without a terminal it prints the command that starts that table instead."""
+
+DEMO_EXAMPLES = """\
+examples:
+  popdice demo                         the link on the boards found, then Lowdown
+  popdice demo --sim --table ringer --players "Ann,Bob"   simulators even if boards are in
+  popdice demo --table none            the device link only, no game"""
+
+
 def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
-        "First the device link, end to end: each device's handshake, a round "
-        "trip, an event and bad input, on the real boards that are plugged in or on "
-        "simulated ones. Then, in a terminal, the table on simulated devices (Ctrl+Q quits "
-        "it; F1 shows its keys and commands)."
-    )
+    parser.description = DEMO_DESCRIPTION
+    parser.epilog = DEMO_EXAMPLES
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--sim", action="store_true", help="use simulators even if boards are found"
     )
@@ -217,10 +269,13 @@ def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
         "--table",
         choices=("lowdown", "ringer", "popalotsy", "none"),
         default="lowdown",
-        help="the game the table demo plays (lowdown: popper and handheld), or none",
+        help="the game the table demo plays (default: lowdown, with the popper and the "
+        "handheld), or none: the device link only",
     )
     parser.add_argument(
-        "--players", default="Ann,Bob,Cy", help='the table demo\'s players ("Ann,Bob,Cy")'
+        "--players",
+        help="the table demo's players, comma-separated in seat order "
+        f'(default: "{DEMO_PLAYERS}")',
     )
     parser.set_defaults(run=cmd_demo)
 
@@ -229,9 +284,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from ..table.cli import has_terminal
     from .demo import check_table_players, run_demo, run_table_demo
 
-    if args.table != "none":
-        check_table_players(args.table, args.players)
+    if args.table == "none":
+        if args.players is not None:
+            raise PopdiceError("--players is for the table demo: --table none plays no game")
+        return run_demo(real=not args.sim)
+    players = DEMO_PLAYERS if args.players is None else args.players
+    check_table_players(args.table, players)
     status = run_demo(real=not args.sim)
-    if status != 0 or args.table == "none":
+    if status != 0:
         return status
-    return run_table_demo(args.table, args.players, interactive=has_terminal())
+    return run_table_demo(args.table, players, interactive=has_terminal())

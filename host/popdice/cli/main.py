@@ -123,8 +123,8 @@ SUBCOMMANDS = (
     ),
     (
         "history",
-        "past table games: players, winners, scores (--json: as JSON); --export writes "
-        "one's journal as JSON",
+        "past table games: players, winners, scores (--json: as JSON); --export prints "
+        "one game's journal as JSON",
         "popdice.table.cli:add_history_arguments",
     ),
     (

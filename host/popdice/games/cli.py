@@ -30,50 +30,63 @@ CHECK_EPILOG = """\
 Each check reads one JSON document and prints one JSON verdict.
 Exit code 0: the verdict is on standard output (an illegal play is a verdict).
 Exit code 2: the document is not valid; one line on standard error names the field.
-Every document, in and out, and its JSON Schema (host/popdice/games/schemas/): docs/formats.md
+Documents in and out: docs/formats.md; their JSON Schemas: host/popdice/games/schemas/
 
 examples:
   popdice check popalotsy race.json        who takes back which pile, who won
   popdice check ringer plays.json          each play: legal? a Ringer? which power?
   popdice check lowdown-move move.json     may this number go in that box?
-  echo '{"die": 4, "top": {"suit": "pink", "number": 3}, "events": []}' | popdice check ringer -
+  echo '{"die": 4, "top": null, "events": [{"roll": 6}]}' | popdice check ringer -
 """
 
 POPALOTSY_HELP = """\
 Verifies the piles after a Popalotsy race (docs/rules.md §1.4-1.6). Input:
   {"dice":  [{"color": "red", "number": 3}, ...],        die i as popped
    "piles": [[{"color": "red", "number": 4, "by": "ann"}, ...], ...],
-                                                        pile i is on die i, bottom card first
    "hands": {"ann": 0, "bob": 2},     optional: cards held when the race stopped
    "emptied": ["ann"]}                optional: who emptied their hand, in order
-Output: per pile ok, or first_bad (index), reason and takes_back (the owner of the first
-wrong card takes the whole pile); with hands, the hands after penalties and the winner.
-Reasons: no_match, locked, number_on_number, color_after_number, not_higher.
+Pile i is on die i, its bottom card first. Output: per pile ok, or first_bad (index),
+reason and takes_back (the owner of the first wrong card takes the whole pile); with
+hands, the hands after penalties and the winner. Reasons: no_match, locked,
+number_on_number, color_after_number, not_higher.
+
+examples:
+  popdice check popalotsy race.json        each pile ok, or who takes it back
+  popdice check popalotsy - < race.json    the same, the race read from standard input
+  popdice check popalotsy race.json --data cards.json   with your own cards and colours
 """
 
 RINGER_HELP = """\
-Judges plays onto one Ringer Play Stack, one event at a time (docs/rules.md §2.4-2.6). Input:
+Judges plays onto a Ringer Play Stack, event by event (docs/rules.md §2.4-2.6). Input:
   {"die": 4, "top": {"suit": "pink", "number": 2},
    "events": [{"play": {"suit": "pink", "number": 3, "power": "draw1"}},
               {"play": {...}, "out_of_turn": true},     a Take Over on someone else's turn
               {"roll": 6},                               the die now shows 6
               {"start": {"suit": "yellow", "number": 6}}]}   a new stack after a Ringer
-"top" is required: null means no stack yet (only a start or a roll may come first). A Reroll
-card has no number ("power": "reroll"). Powers: ask, draw1, draw2, take_over, reroll,
-steal1. Output: per event legal (or reason), ringer, won, and the power that acts.
-Reasons, the first that applies: no_stack, out_of_turn (a card other than a Take Over played
-out of turn), take_over_on_wild_reroll, identical, suit_mismatch, not_consecutive,
-not_matching (a wild card on either side not one apart too).
+"top" is required: null means no stack yet (only a start or a roll may come first). A
+Reroll card has no number ("power": "reroll"). Powers: ask, draw1, draw2, take_over,
+reroll, steal1. Output: per event legal (or reason), ringer, won, and the power that
+acts. Reasons, the first that applies: no_stack, out_of_turn (a card other than a Take
+Over played out of turn), take_over_on_wild_reroll, identical, suit_mismatch,
+not_consecutive, not_matching (a wild card on either side not one apart too).
+
+examples:
+  popdice check ringer plays.json          each play: legal? a Ringer? which power?
+  echo '{"die": 4, "top": null, "events": [{"roll": 6}]}' | popdice check ringer -
 """
 
 MOVE_HELP = """\
-Judges one placement on a Lowdown board with the default box layout (docs/rules.md §3.1-3.3). Input:
+Judges a placement on a Lowdown board (default box layout; docs/rules.md §3.1-3.3). Input:
   {"board": {"grids": {"red/orange": [[null, null, null], ...]}, "wilds": 0},
    "move":  {"grid": "red/orange", "row": 0, "col": 2, "number": 5, "color": "orange",
              "wild": false}}
 Grids left out are empty; rows and columns count from 0, top left. Every move names a
 Lowdown colour; with "wild": true it is not judged. Output: {"legal": true} or
 {"legal": false, "reason": R}, R one of box_filled, wrong_color, no_wilds_left.
+
+examples:
+  popdice check lowdown-move move.json     may this number go in that box?
+  popdice check lowdown-move - < move.json   the same, the move read from standard input
 """
 
 SCORE_HELP = """\
@@ -82,13 +95,23 @@ Validates and scores Lowdown boards (docs/rules.md §3.3-3.6). Input:
                       "crossed": {"red/orange": ["r0", "r1", "r2"]},
                       "wilds": 4}}}
 A box is a number 1-6, "X" (blacked out, +6) or null (empty). Lines: r0-r2 rows (top
-first), c0-c2 columns (left first), d0 top-left to bottom-right, d1 top-right to bottom-left.
-Output: scores (lowest wins), finished grids, game_over, winners, and errors: the rules the
-boards break (incomplete_line, blackout_in_line, not_qualifying, lines_cross, too_many_wilds),
-scored as written all the same.
+first), c0-c2 columns (left first), d0 top-left to bottom-right, d1 top-right to
+bottom-left. Output: scores (lowest wins), finished grids, game_over, winners, and errors:
+the rules the boards break (incomplete_line, blackout_in_line, not_qualifying,
+lines_cross, too_many_wilds), scored as written all the same.
 
 examples:
-  popdice score lowdown boards.json
+  popdice score lowdown boards.json               each player's score, and who wins
+  popdice score lowdown boards.json --suggest     also: the crossings that save the most
+  popdice score lowdown - < boards.json           the boards read from standard input
+"""
+
+SCORE_EPILOG = """\
+Exit code 0: the result is on standard output. Exit code 2: the document is not valid;
+one line on standard error names the field. Every document, in and out: docs/formats.md
+
+examples:
+  popdice score lowdown boards.json               each player's score, and who wins
   popdice score lowdown boards.json --suggest     also: the crossings that save the most
 """
 
@@ -151,6 +174,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
 def add_score_arguments(parser: argparse.ArgumentParser) -> None:
     """`score lowdown`."""
     parser.description = "Scores game boards: one JSON document in, one JSON result out."
+    parser.epilog = SCORE_EPILOG
     parser.formatter_class = RAW
     scored = parser.add_subparsers(dest="score_game", metavar="GAME", required=True)
     p = scored.add_parser(

@@ -30,9 +30,29 @@ from .wiring import KINDS
 
 _CLEAR = "\x1b[H\x1b[2J"
 
+DESCRIPTION = """\
+Runs one simulated board until Ctrl-C or SIGTERM: the firmware on MicroPython's unix port,
+or with --rp2040 the board's UF2 image (MicroPython's own build for the Pico and the
+firmware) in an emulated RP2040. It prints three lines on standard output: first the
+serial port to open (what --port takes; `popdice devices` lists it too), then
+"control: PATH", the simulator's control socket, and "device id: ID". --show draws the
+LEDs or the display in the terminal whenever they change; --png FILE keeps a picture of
+the handheld's display up to date."""
+
+EPILOG = """\
+examples:
+  popdice sim popper                   a popper on the unix port, until Ctrl-C
+  popdice sim popper --rp2040          the same on MicroPython's Pico image, emulated
+  popdice sim handheld --show          a handheld, its display drawn here as it changes
+  popdice sim handheld --png hand.png  its display kept up to date in hand.png
+  popdice sim popper --hold mode       booted with MODE held: safe mode, the REPL free
+  popdice sim popper --flash sim-flash   its flash kept in sim-flash/ across runs"""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = __doc__.splitlines()[0] if __doc__ else None
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("kind", choices=KINDS, help="which board")
     parser.add_argument(
         "--rp2040",
@@ -45,7 +65,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=file_name,
         help="with --rp2040: the MicroPython image to build the board on (see popdice uf2)",
     )
-    parser.add_argument("--id", dest="device_id", metavar="ID", help="16 hex digits (random)")
+    parser.add_argument(
+        "--id",
+        dest="device_id",
+        metavar="ID",
+        help="its device id, 16 hex digits (default: random)",
+    )
     parser.add_argument(
         "--flash",
         metavar="DIR",
@@ -57,7 +82,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="BUTTON",
         action="append",
         default=[],
-        help="a button held at boot, e.g. the popper's mode (safe mode); repeatable",
+        help="a button held at boot: the popper's mode (safe mode), the handheld's roll, peek "
+        "or reveal; repeatable",
     )
     parser.add_argument("--show", action="store_true", help="draw the LEDs or display here")
     parser.add_argument(

@@ -55,19 +55,20 @@ STEPS = (
     ),
 )
 
+TARGETS = f"recall {100 * TARGET_RECALL:g} %, at most {TARGET_FALSE_PER_HOUR:g} false press an hour"
+
 DESCRIPTION = f"""\
-Fits the popper's press detector to this unit, on this table: a guided series of recordings
-(presses when the terminal beeps, then knocks and dice on the table, then lifting and
-moving the unit, about four minutes in all), then `popdice tune` on them. It measures
-whether this dome's releases stand clear of everything else, and chooses whether the dice
-pop on the release (as the printed game's popper does) or on the press, saying which and
-why. It shows the cross-validated figures beside those of the popper's detector now on the
-same recordings, and writes the settings to the popper, which keeps them in its flash
-(detector.json) and detects with them at once and after every boot. A fit that misses a
-target (recall {100 * TARGET_RECALL:g} %, at most {TARGET_FALSE_PER_HOUR:g} false press an
-hour) is written only if you say so, and one that finds none of the presses is not written
-at all. The recordings and the settings are kept in --keep
-DIR so the fit can be checked or done again.
+Fits the popper's press detector to this unit, on this table: a guided series of
+recordings (presses when the terminal beeps, then knocks and dice on the table, then
+lifting and moving the unit, about four minutes in all), then `popdice tune` on them. It
+measures whether this dome's releases stand clear of everything else, and chooses whether
+the dice pop on the release (as the printed game's popper does) or on the press, saying
+which and why. It shows the cross-validated figures beside those of the popper's detector
+now on the same recordings, and writes the settings to the popper, which keeps them in
+its flash (detector.json) and detects with them at once and after every boot. A fit that
+misses a target ({TARGETS}) is written only if you say
+so, and one that finds none of the presses is not written at all. The recordings and the
+settings are kept in --keep DIR, so the fit can be checked or done again.
 
 --reset deletes the settings from the popper: it goes back to its built-in settings.
 --apply DETECTOR.json writes settings made earlier with `popdice tune`."""
@@ -75,8 +76,8 @@ DIR so the fit can be checked or done again.
 EPILOG = """\
 examples:
   popdice calibrate                      the guided calibration on the first popper found
-  popdice calibrate --apply detector.json
-  popdice calibrate --reset
+  popdice calibrate --apply detector.json   settings made earlier with popdice tune
+  popdice calibrate --reset              back to the built-in detector
 """
 
 

@@ -27,26 +27,29 @@ from .record import (
     record,
 )
 
+# --every: seconds between prompts, each prompt's press looked for in PROMPT_WINDOW_S after it
+EVERY_S = (3.0, 60.0)
+
 DESCRIPTION = f"""\
 Records the popper's accelerometer (every sample, 400 a second, from its raw stream) into
 FILE.csv (t_ms,x_g,y_g,z_g: what `popdice detect` and `popdice tune` read; a sample the
 link lost is a gap in t_ms) and labels the presses in FILE.labels.json.
 
-Marking presses: press any key (space, enter) just after each press of the dome; q ends the
-recording early. The label goes on the press itself: the sharpest change of the reading in
-the {KEY_WINDOW_S[0]:g} s before the key (to {KEY_WINDOW_S[1]:g} s after it), at the sample where
-it starts. With --prompt the terminal beeps and asks for a press every few seconds, and the
-label goes on the press found in the {PROMPT_WINDOW_S[1]:g} s after each prompt; a mark with no
-press near it is reported and left out. Record the other things the unit will feel too
-(knocks on the table, dice landing, lifting it), unmarked: `popdice tune` learns from both."""
+Marking presses: press any key (space, enter) just after each press of the dome; q ends
+the recording early. The label goes on the press itself: the sharpest change of the
+reading in the {KEY_WINDOW_S[0]:g} s before the key (to {KEY_WINDOW_S[1]:g} s after it), \
+at the sample where it starts.
+With --prompt the terminal beeps and asks for a press every --every seconds, and the
+label goes on the press found in the {PROMPT_WINDOW_S[1]:g} s after each prompt; \
+a mark with no press near it
+is reported and left out. Record the other things the unit will feel too (knocks on the
+table, dice landing, lifting it), unmarked: `popdice tune` learns from both."""
 
-EPILOG = f"""\
+EPILOG = """\
 examples:
   popdice record --seconds 120 --out recordings/presses.csv --prompt
   popdice record --seconds 60 --out recordings/knocks.csv      (knock, do not mark)
   popdice tune recordings/ --out detector.json
-
-1 to {MAX_SECONDS} s a recording; --port defaults to the first popper found.
 """
 
 
@@ -58,14 +61,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--port", type=serial_port, help="the popper's serial port (default: the first found)"
     )
     parser.add_argument(
-        "--seconds", type=_seconds, required=True, metavar="N", help="how long to record"
+        "--seconds",
+        type=_seconds,
+        required=True,
+        metavar="N",
+        help=f"how long to record, 1 to {MAX_SECONDS} s",
     )
     parser.add_argument(
         "--out", type=output_file, required=True, metavar="FILE.csv", help="the trace to write"
     )
     parser.add_argument("--prompt", action="store_true", help="ask for each press with a beep")
     parser.add_argument(
-        "--every", type=_every, default=4.0, metavar="S", help="seconds between prompts (4)"
+        "--every",
+        type=_every,
+        default=4.0,
+        metavar="S",
+        help=f"with --prompt: seconds between prompts, {EVERY_S[0]:g} to {EVERY_S[1]:g} "
+        "(default 4)",
     )
     parser.set_defaults(run=run_record)
 
@@ -88,8 +100,11 @@ def _every(text: str) -> float:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not 3.0 <= value <= 60.0:
-        raise argparse.ArgumentTypeError(f"expected 3 to 60 seconds, not {quoted(text)}")
+    low, high = EVERY_S
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(
+            f"expected {low:g} to {high:g} seconds, not {quoted(text)}"
+        )
     return value
 
 

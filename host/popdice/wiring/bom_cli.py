@@ -15,6 +15,10 @@ from ..kinds import KINDS
 from .bom import FIELDS, SECTIONS, Line, lines
 from .cli import markdown
 
+DESCRIPTION = """\
+Prints what to buy to build a board: its electronics, wire and board, the case's hardware,
+and the tools."""
+
 EPILOG = """\
 examples:
   popdice bom --board popper              what to order for a popper, by section
@@ -29,10 +33,7 @@ feet of the case `popdice case` prints).
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
-        "Prints what to buy to build a board: its electronics, wire and board, the case's "
-        "hardware, and the tools."
-    )
+    parser.description = DESCRIPTION
     parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--board", required=True, choices=KINDS, help="which board")

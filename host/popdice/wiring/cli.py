@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from ..console.arguments import output_file
+from ..console.messages import quoted
 from ..errors import PopdiceError
 from ..files import write_replacing
 from ..kinds import KINDS
@@ -15,6 +16,10 @@ from . import board as boards
 from . import dice
 from .dice_svg import render_dice
 from .svg import render
+
+DESCRIPTION = """\
+Prints a board's wiring as a table, or draws it as an SVG diagram: the Pico with its 40
+pins, each part as a box, each wire labelled with what it carries."""
 
 EPILOG = """\
 examples:
@@ -25,28 +30,35 @@ examples:
   popdice wiring --board popper --dice --out docs/images/dice-popper.svg   drawn
 
 Pins are the Pico's header pins (1 top left beside the USB connector, 40 top right) and
-its GPIO names; a chip's pins carry their number on the package, as 1A (2). The wires to the
-Pico come from boards/<board>/board.py, the pin map the firmware itself is built on; the
-parts, their pins and the wires between them from boards/<board>/parts.json. The diagrams
-in docs/images/ are refreshed with the last example.
+its GPIO names; a chip's pins carry their number on the package, as 1A (2). The wires to
+the Pico come from boards/<board>/board.py, the pin map the firmware itself is built on;
+the parts, their pins and the wires between them from boards/<board>/parts.json. The
+diagrams in docs/images/ are refreshed with the last example.
 """
 
 COLUMNS = ("Pico pin", "name", "part", "part's pin", "carries")
 LINK_COLUMNS = ("part", "pin", "to part", "its pin", "carries")
 
 
+def svg_file(text: str) -> str:
+    """A type for ``--out``: a file to write whose name ends in .svg, the one format drawn
+    (``-`` is no file name here: the diagram goes to a file)."""
+    output_file(text)
+    if not text.lower().endswith(".svg"):
+        raise argparse.ArgumentTypeError(
+            f"the diagram is drawn as SVG: give a file name ending in .svg, not {quoted(text)}"
+        )
+    return text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
-        "Prints a board's wiring as a table, or draws it as an SVG diagram: "
-        "the Pico with its 40 pins, each part as a box, each wire labelled with what it "
-        "carries."
-    )
+    parser.description = DESCRIPTION
     parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--board", required=True, choices=KINDS, help="which board")
     what = parser.add_mutually_exclusive_group()
     what.add_argument(
-        "--out", metavar="FILE.svg", type=output_file, help="draw the diagram into this file"
+        "--out", metavar="FILE.svg", type=svg_file, help="draw the diagram (SVG) into this file"
     )
     what.add_argument("--markdown", action="store_true", help="print the table in Markdown")
     parser.add_argument(
