@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import textwrap
 
 from ..console.arguments import serial_port, whole_number
 from ..console.columns import aligned
+from ..console.help_text import paragraphs
 from ..devices.connect import connect
 from ..devices.discovery import FoundDevice, find_devices, pick_port
 from ..errors import PopdiceError
@@ -21,7 +21,6 @@ from ..kinds import KINDS
 from .status_text import STATUS_HELP, status_lines
 
 DEVICE_COLUMNS = ("KIND", "DEVICE ID", "FIRMWARE", "PORT", "STATE")
-HELP_WIDTH = 90  # the descriptions and examples below are wrapped at most this wide
 
 
 # --- devices ----------------------------------------------------------------------------
@@ -88,10 +87,9 @@ examples:
 
 
 def add_status_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = textwrap.fill(
+    parser.description = paragraphs(
         "Asks one device for its status. Without --port, the first device (of --kind, if "
         "given) is used: real boards first, then simulators. " + STATUS_HELP,
-        HELP_WIDTH,
     )
     parser.epilog = STATUS_EXAMPLES
     parser.formatter_class = argparse.RawDescriptionHelpFormatter

@@ -15,6 +15,7 @@ import sys
 from importlib import import_module
 
 from .. import __version__
+from ..console.help_text import paragraphs
 from ..console.messages import LINE_LIMIT, one_line
 from ..errors import PopdiceError
 
@@ -199,8 +200,10 @@ def build_parser(*, complete: bool = True) -> argparse.ArgumentParser:
     looking at them all); without, each gets them when it is chosen, as in ``main``."""
     parser = OneLineParser(
         prog="popdice",
-        description="PopDice on the laptop: play at the table with the popper and the "
-        "handheld, check and score the rules, find and flash the devices, run simulated ones.",
+        description=paragraphs(
+            "PopDice on the laptop: play at the table with the popper and the handheld, check "
+            "and score the rules, find and flash the devices, run simulated ones."
+        ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

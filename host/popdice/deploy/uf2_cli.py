@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..console.arguments import file_name, output_file
+from ..console.help_text import paragraphs
 from ..errors import PopdiceError
 from ..files import output_target, write_replacing
 from ..kinds import KINDS
@@ -29,7 +30,7 @@ files already on the Pico's filesystem are replaced.
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
+    parser.description = paragraphs(
         "Writes one UF2 file that makes a Pico a popper (or a handheld) in one "
         "drag: MicroPython and the board's firmware."
     )

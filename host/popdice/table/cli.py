@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..console.columns import aligned
+from ..console.help_text import paragraphs
 from ..console.messages import quoted
 from ..errors import JournalError, PopdiceError
 from ..games.fields import shown
@@ -45,7 +46,7 @@ examples:
   popdice table ringer --players "Ann,Bob" --sim  a simulated popper, keys press its dome
   popdice table lowdown --players "Ann,Bob" --rule end_grids=1   a short game
   popdice table --resume                          go on with the last unfinished game
-  popdice table lowdown --players "Ann,Bob,Cy" --serve   each player's board on their phone
+  popdice table lowdown --players "Ann,Bob,Cy" --serve   each player's board on a phone
 
 Players move by pointing (click a board, pick dice, click a lit box; or Tab, the arrows,
 Enter and Esc) or by typing commands. With --serve (Lowdown, the phones extra: pip install
@@ -105,7 +106,7 @@ def port_number(text: str) -> int:
 def add_table_arguments(
     parser: argparse.ArgumentParser, open_device: OpenDevice, serve: Serve | None = None
 ) -> None:
-    parser.description = (
+    parser.description = paragraphs(
         "Finds the popper (and for Lowdown the handheld) over USB, or starts "
         "simulated ones with --sim, or when none is plugged in, and says so; then runs the "
         "game full-screen. Every move is journaled as it happens; --resume picks up the "

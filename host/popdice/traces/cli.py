@@ -11,45 +11,53 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from typing import Any
 
 from ..console.arguments import file_name
+from ..console.help_text import HELP_WIDTH, paragraphs
 from .files import read_presses, read_trace
 from .measured import check_settings
 from .runner import run_detector
 from .scoring import MATCH_AFTER_RELEASE_MS, MATCH_BEFORE_MS, PRESS_SPAN_MS, UNRELEASED_MS, score
 from .tune import read_config
 
-DESCRIPTION = """\
+DESCRIPTION = paragraphs(
+    """\
 Runs the popper's press detector (firmware/popdice_fw/press.py) inside MicroPython (the
 unix port of the sim extra: pip install 'popdice[sim]') over an accelerometer trace and
-prints, as JSON, the times at which it decided to pop:
-{"presses_ms": [...]}, with its built-in settings or those in DETECTOR.json (--config, as
-written by `popdice tune`). Popping on the release, that is the release's time; popping on
-the press, the press blow's. The samples reach it as the LIS3DH driver gives them: clipped
-to +-8 g, in 4 mg steps, as integer milli-g.
+prints, as JSON, the times at which it decided to pop: {"presses_ms": [...]}, with its
+built-in settings or those in DETECTOR.json (--config, as written by `popdice tune`).
+Popping on the release, that is the release's time; popping on the press, the press
+blow's. The samples reach it as the LIS3DH driver gives them: clipped to +-8 g, in 4 mg
+steps, as integer milli-g.
 
 With --labels it also prints recall, false presses per hour of non-press time, the latency
-in ms (from each press's release, if the labels give releases, else from its onset) and the
-missed presses and false pops (ms)."""
+in ms (from each press's release, if the labels give releases, else from its onset) and
+the missed presses and false pops (ms)."""
+)
+
+SCORING = (
+    f"a pop from {MATCH_BEFORE_MS:g} ms before a press's onset to "
+    f"{MATCH_AFTER_RELEASE_MS:g} ms after its release (without releases, "
+    f"{UNRELEASED_MS / 1000:g} s after the onset) matches it, each press once; non-press time "
+    f"is the trace less each press's hold and {PRESS_SPAN_MS / 1000:g} s more."
+)
 
 EPILOG = f"""\
 files:
-  TRACE    CSV, t_ms,x_g,y_g,z_g (header optional), one sample a line; .gz or .xz compressed
-           files are read as such
-  LABELS   JSON, {{"presses_ms": [onset, ...], "releases_ms": [...]}} (releases optional) or a
-           plain list of onsets (ms)
+  TRACE    CSV, t_ms,x_g,y_g,z_g (header optional), one sample a line; .gz or .xz
+           compressed files are read as such
+  LABELS   JSON, {{"presses_ms": [onset, ...], "releases_ms": [...]}} (releases
+           optional) or a plain list of onsets (ms)
   DETECTOR JSON, {{"settings": {{...}}}} from `popdice tune`, or a bare settings object
 
-scoring: a pop from {MATCH_BEFORE_MS:g} ms before a press's onset to \
-{MATCH_AFTER_RELEASE_MS:g} ms after its release (without
-  releases, {UNRELEASED_MS / 1000:g} s after the onset) matches it, each press once; non-press \
-time is the trace less
-  each press's hold and {PRESS_SPAN_MS / 1000:g} s more.
+scoring:
+{textwrap.fill(SCORING, HELP_WIDTH, initial_indent="  ", subsequent_indent="  ")}
 
 examples:
   popdice detect bench/corpus/presses-01.csv.xz
-  popdice detect bench/corpus/presses-01.csv.xz --labels bench/corpus/presses-01.labels.json
+  popdice detect presses.csv.xz --labels presses.labels.json
   popdice detect bench/corpus/presses-01.csv.xz --config detector.json
 """
 

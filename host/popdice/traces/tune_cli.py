@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from ..console.arguments import folder_name, output_file, whole_number
+from ..console.help_text import paragraphs
 from ..console.progress import ProgressBar
 from ..files import output_target, write_replacing
 from .files import TraceError
@@ -25,7 +26,7 @@ from .tune import (
     tune,
 )
 
-DESCRIPTION = f"""\
+DESCRIPTION = paragraphs(f"""\
 Fits the popper's press detector (firmware/popdice_fw/press.py) to labelled recordings of
 one unit, and writes its settings to DETECTOR.json for `popdice detect --config` and for the
 popper itself (`popdice calibrate` does all of it at the table).
@@ -49,7 +50,7 @@ settings will do on presses they have not seen. Targets: recall at least \
 pops at most
 {TARGET_LATENCY_MS:g} ms after the release (or the press's blow). The fits run at once, one \
 process per core
-(--jobs); the settings are the same with any number."""
+(--jobs); the settings are the same with any number.""")
 
 EPILOG = """\
 examples:
