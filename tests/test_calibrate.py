@@ -82,6 +82,9 @@ def test_calibrate_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["calibrate", "--port", "/dev/null"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs a person at a terminal" in err
+    assert main(["calibrate", "--reset", "--keep", str(tmp_path / "kept")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not with --reset or --apply" in err
 
 
 def canned_fit(recall_misses: int) -> TuneResult:

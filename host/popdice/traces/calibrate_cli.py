@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..console.arguments import file_name, folder_name, serial_port
+from ..console.help_text import paragraphs
 from ..console.progress import ProgressBar
 from ..devices.connect import connect
 from ..devices.popper import Popper
@@ -57,7 +58,7 @@ STEPS = (
 
 TARGETS = f"recall {100 * TARGET_RECALL:g} %, at most {TARGET_FALSE_PER_HOUR:g} false press an hour"
 
-DESCRIPTION = f"""\
+DESCRIPTION = paragraphs(f"""\
 Fits the popper's press detector to this unit, on this table: a guided series of
 recordings (presses when the terminal beeps, then knocks and dice on the table, then
 lifting and moving the unit, about four minutes in all), then `popdice tune` on them. It
@@ -71,7 +72,7 @@ so, and one that finds none of the presses is not written at all. The recordings
 settings are kept in --keep DIR, so the fit can be checked or done again.
 
 --reset deletes the settings from the popper: it goes back to its built-in settings.
---apply DETECTOR.json writes settings made earlier with `popdice tune`."""
+--apply DETECTOR.json writes settings made earlier with `popdice tune`.""")
 
 EPILOG = """\
 examples:
@@ -106,6 +107,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from ..devices.discovery import pick_port
     from .tune import read_config
 
+    if args.keep and (args.reset or args.apply):
+        raise TraceError(
+            "--keep is where the guided calibration keeps its recordings: not with "
+            "--reset or --apply"
+        )
     settings = read_config(args.apply) if args.apply else None
     if not (args.reset or settings) and not sys.stdin.isatty():
         raise TraceError("the guided calibration needs a person at a terminal")
