@@ -160,4 +160,6 @@ def test_a_labels_or_config_file_that_is_not_text_is_said_so(
     binary.write_bytes(b"\xb1\xb2{}")
     for option in ("--labels", "--config"):
         err = fails(capsys, str(press_files[0]), option, str(binary))
-        assert err == f"error: {binary}: not JSON (not UTF-8 text)"
+        assert err.startswith("error: /") and err.endswith(
+            "/binary.json: not JSON (not UTF-8 text)"
+        )

@@ -36,6 +36,7 @@ from popdice.sim.supervisor import SimulatedPico
 from popdice.traces import files as trace_files
 from popdice.traces.files import LABELS_MOST, TRACE_MOST
 from popdice.traces.tune import DETECTOR_FILE_MOST
+from popdice.wiring.cli import svg_file
 
 POPDICE = str(Path(sys.executable).with_name("popdice"))
 MEMORY_LIMIT = 1024 * MB  # of address space, for a process that might read without end
@@ -272,11 +273,14 @@ def test_input_through_a_pipe_within_its_size_still_works(files, capsys) -> None
 # --- outputs --------------------------------------------------------------------------------
 
 
+OUTPUT_TYPES = (output_file, svg_file)  # svg_file: output_file, and the name ends in .svg
+
+
 def outputs() -> Iterator[tuple[tuple[str, ...], str]]:
     """(the command's words, the argument's dest) for every argument naming a file to write."""
     for words, parser in leaf_commands().items():
         for action in parser._actions:
-            if action.type is output_file:
+            if action.type in OUTPUT_TYPES:
                 yield words, action.dest
 
 
@@ -431,4 +435,4 @@ def test_argparse_types_are_what_the_fuzz_enumerates() -> None:
                 word in str(action.metavar) for word in ("FILE", ".json", ".uf2", "TRACE")
             )
             if takes_file and not isinstance(action, argparse._SubParsersAction):
-                assert action.type in (file_name, input_file, output_file), (words, action.dest)
+                assert action.type in (file_name, input_file, *OUTPUT_TYPES), (words, action.dest)

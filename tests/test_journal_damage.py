@@ -323,4 +323,5 @@ def test_a_journal_that_is_a_folder_is_said_so(
     (tmp_path / JOURNAL_FILE).mkdir()
     monkeypatch.setenv("POPDICE_DATA_DIR", str(tmp_path))
     err = one_error_line(["history"], capsys)
-    assert err == f"error: the journal {tmp_path / JOURNAL_FILE} is a folder, not a file\n"
+    assert err.startswith("error: the journal /")  # the path shortened if long
+    assert err.endswith(f"/{JOURNAL_FILE} is a folder, not a file\n")
