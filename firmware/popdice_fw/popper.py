@@ -281,8 +281,9 @@ class Popper(Device):
                 self._roll(show=False)
             else:
                 self._roll()
+            dice = list(self.result or ())  # this press's, whatever a command does meanwhile
             await asyncio.sleep_ms(0)  # the lights start before the event is encoded
-            self._announce(self._pop_source or "press", None)
+            self._announce(self._pop_source or "press", None, dice)
 
     async def _cues(self):
         """Shows the cue on the dice at once (the faces dim), or takes it back, then tells
@@ -309,7 +310,7 @@ class Popper(Device):
     def pop(self, source):
         """Rolls every die of the mode, starts the show, and tells the host."""
         self._roll()
-        return self._announce(source, None)
+        return self._announce(source, None, self.result)
 
     def _roll(self, show=True):
         self.result = modes.roll(self.mode, self.dice)
@@ -317,10 +318,11 @@ class Popper(Device):
         if show:
             self._show.set()
 
-    def _announce(self, source, rerolled):
+    def _announce(self, source, rerolled, dice):
         self.roll_id += 1
         self.pops += 1
-        value = {"roll": self.roll_id, "mode": self.mode, "dice": self.result, "source": source}
+        # a copy: a reroll must not change a pop already told (it may be sent again)
+        value = {"roll": self.roll_id, "mode": self.mode, "dice": list(dice), "source": source}
         if rerolled is not None:
             value["reroll"] = rerolled
         self.link.emit("pop", value)
@@ -425,7 +427,7 @@ class Popper(Device):
         die = int_arg(args, "die", 0, len(self.result) - 1)
         self.result[die] = modes.roll_die(self.mode, die, self.dice)
         self._show.set()
-        return self._announce("host", die)
+        return self._announce("host", die, self.result)
 
     def cmd_void(self, args):
         """``{"roll": n}``: if pop ``n`` is the one shown, a bar on each die instead (the

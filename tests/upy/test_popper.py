@@ -14,6 +14,7 @@ from fakeport import FakePort
 from fakestrip import Strip
 from simbus import NoAllocBus, SimBus
 
+import popdice_fw.popper  # noqa: F401 - the largest module, compiled while the heap is whole
 from popdice_fw import modes, press
 from popdice_fw.codec import MAX_PAYLOAD
 from popdice_fw.dice import Dice
@@ -322,6 +323,16 @@ def test_the_detector_command_uses_new_settings_from_the_next_sample():
     answer = app.cmd_detector({})
     assert answer["settings"] == press.defaults()
     assert app.status()["pop_on"] == "release"
+
+
+def test_a_reroll_leaves_the_pop_already_told_as_it_was():
+    app = popper()
+    told = app.pop("host")  # the event's value, kept in the outbox until acknowledged
+    first = [dict(die) for die in told["dice"]]
+    for _ in range(20):
+        rerolled = app.cmd_reroll({"die": 0})
+        assert told["dice"] == first and rerolled["dice"] == app.result
+    app.link.supervisor.cancel_all()
 
 
 def test_modes_roll_their_dice():
