@@ -162,6 +162,17 @@ class Device:
         return status
 
     def cmd_echo(self, args):
+        """``args`` back, unless a number in them is not finite: JSON has no infinity, and a
+        reply the host cannot read would be kept and sent again for every retry."""
+        todo = [args]
+        while todo:
+            item = todo.pop()
+            if isinstance(item, float) and item - item != 0:  # inf - inf and NaN are NaN
+                raise CommandError(BAD_ARGS, "echo: a number is not finite")
+            if isinstance(item, dict):
+                todo.extend(item.values())
+            elif isinstance(item, list):
+                todo.extend(item)
         return args
 
     def cmd_counter(self, args):

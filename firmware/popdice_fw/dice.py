@@ -22,6 +22,12 @@ class Dice:
         self.bytes_used = 0
         self.bytes_rejected = 0
 
+    def forget(self):
+        """Lets go of the entropy not yet used: the bytes that chose the last dice are in it,
+        and the next roll draws fresh ones."""
+        self._pool = b""
+        self._next = 0
+
     def _byte(self):
         if self._next >= len(self._pool):
             self._pool = self._entropy(_POOL)

@@ -168,6 +168,7 @@ class Handheld(Device):
         """Before the REPL: no roll left unrevealed, a blank screen, the free heap
         overwritten (every freed copy of the dice and the nonce)."""
         self.roller.wipe()
+        self.roller.dice.forget()
         self._forget_pictures()
         if self.display is not None:
             try:

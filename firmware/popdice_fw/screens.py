@@ -51,6 +51,7 @@ def big_text(fb, text, x, y, scale, c=1):
                     fb.fill_rect(left + column * scale, y + row * scale, scale, scale, c)
                 bits = (bits << 1) & 0xFF
                 column += 1
+    _glyph_fb.fill(0)  # a module's buffer outlives the app: no letter of the dice stays in it
 
 
 def centred_text(fb, text, centre_x, y, scale=1, c=1):

@@ -12,7 +12,7 @@ import framebuf
 from fakeport import FakePort
 from machine import ADC, I2C, Pin
 
-from popdice_fw import PROTOCOL, commit, screens
+from popdice_fw import PROTOCOL, codec, commit, screens
 from popdice_fw.handheld import Handheld
 
 ROLL, PEEK, REVEAL = 14, 15, 13
@@ -237,6 +237,20 @@ async def test_low_battery_warns_on_screen_and_to_the_host():
         await rig.stop()
 
 
+async def test_handing_over_the_repl_leaves_no_letter_or_entropy_of_the_dice():
+    rig = Rig()
+    try:
+        await rig.call("roll")
+        canvas = framebuf.FrameBuffer(bytearray(128 * 8), 128, 64, framebuf.MONO_VLSB)
+        screens.big_text(canvas, "R", 0, 0, 2)  # the colour's initial, as REVEAL draws it
+        assert bytes(screens._glyph) == bytes(8)
+        assert rig.app.roller.dice._pool  # the bytes the dice came from
+        rig.app.hand_over()
+        assert rig.app.roller.dice._pool == b""
+    finally:
+        await rig.stop()
+
+
 async def test_reveal_command_refusals():
     rig = Rig()
     try:
@@ -278,6 +292,11 @@ async def test_only_the_link_session_a_roll_was_made_in_may_reveal_it():
         assert not rig.app.roller.current.revealed
         assert not rig.port.matching(lambda f: f["t"] == "evt" and f["k"] == "reveal")
         assert (await rig.call("echo", still="here"))["v"] == {"still": "here"}
+        rig.seq += 1  # 1e999 is a JSON number that parses as infinity
+        text = '{"t":"cmd","d":"%s","s":%d,"c":"echo","a":{"deep":[{"x":1e999}]}}'
+        rig.port.feed(codec.wrap((text % (rig.app.link.session, rig.seq)).encode()))
+        huge = await rig.port.wait_frame(lambda f: f["t"] == "err" and f.get("s") == rig.seq)
+        assert huge["code"] == "bad_args", huge
 
         _simhw.drive(REVEAL, 0)  # the holder's long press reveals it whatever the host
         revealed = await rig.event("reveal")
