@@ -1,16 +1,21 @@
 """Phones as private boards (``popdice table lowdown --serve``), below the browser: each
 player's page and websocket bound to a random token of theirs (kept for a resumed game), a
 wrong token refused with 403, a move playing for the token's player only, through the same
-referee and journal; the hidden pair in no page before its reveal; and every limit: a
-message's size, the messages a second, the pages open at once."""
+referee and journal; the hidden pair in no page before its reveal; every limit: a message's
+size, the messages a second, the pages open at once, the time to send a request; crafted
+or failing moves answered without dropping the page; and the server's log kept off the
+terminal the table is drawn on."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import socket
 import stat
-from contextlib import ExitStack
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +31,8 @@ from test_table_lowdown import TURNS, game_handheld, game_popper, play, start, t
 from popdice.errors import PopdiceError
 from popdice.phones.cli import served_app
 from popdice.phones.host import TableHost
-from popdice.phones.server import Limits, make_app
+from popdice.phones.run import PhoneServer
+from popdice.phones.server import INTERNAL_ERROR, Limits, make_app
 from popdice.phones.tokens import Tokens
 from popdice.table.journal import Journal
 from popdice.table.session import TableSession
@@ -195,6 +201,50 @@ def test_bad_messages_are_answered_and_limits_close_the_page(journal: Journal) -
         assert close_code(client, tokens.by_seat[0]) == 4429  # a third page
 
 
+def test_crafted_moves_are_refused_and_a_failing_move_leaves_the_page_playing(
+    journal: Journal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    client, tokens, _ = served(journal, session)
+    session.press_dome()
+    session.roll_hidden()
+    with client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as ws:
+        grid = receive_page(ws)["grids"][0]["name"]
+        for crafted in (
+            {"kind": "cross", "grid": grid, "line": ""},
+            {"kind": "cross", "grid": grid, "line": "rx"},
+            {"kind": "cross", "grid": "nowhere", "line": "r0"},
+            {"kind": "box", "mode": "write", "number": 0, "colour": 0, "box": ["nowhere", 0, 0]},
+        ):
+            assert "(bad_message)" in reply_to(ws, crafted)["text"], crafted
+        ws.send_text("[" * 2000 + "]" * 2000)  # deeper than Python's recursion limit
+        assert "(bad_message)" in ws.receive_json()["reply"]["text"]
+
+        def broken(move: Any) -> Any:
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr(session, "move", broken)
+        move = {"kind": "box", "mode": "write", "number": 0, "colour": 0, "box": [grid, 0, 0]}
+        assert reply_to(ws, move) == INTERNAL_ERROR
+        monkeypatch.undo()
+        assert reply_to(ws, move)["accepted"]  # the same page, and the table, play on
+
+
+def test_a_page_connecting_again_gets_no_new_allowance_of_messages(journal: Journal) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    client, tokens, _ = served(journal, session, Limits(per_second=0.001, burst=2))
+    with client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as ws:
+        receive_page(ws)
+        for _ in range(2):
+            assert "(bad_message)" in reply_to(ws, {"kind": "jump"})["text"]
+    with client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as again:
+        receive_page(again)
+        with pytest.raises(WebSocketDisconnect) as closed:
+            again.send_json({"kind": "jump"})
+            again.receive_json()
+        assert closed.value.code == 4429
+
+
 def test_only_lowdown_is_served(journal: Journal) -> None:
     session = TableSession.start(journal, "ringer", ["Ann", "Bob"], FakePopper([4]))
     with pytest.raises(Exception, match="Lowdown only"):
@@ -316,7 +366,9 @@ def test_the_served_table_shows_the_qr_codes_and_plays_a_phones_move_on_its_thre
     journal: Journal,
 ) -> None:
     import asyncio
+    import gc
     import threading
+    import warnings
 
     from test_table_app import SIZE, wait_until
 
@@ -329,7 +381,7 @@ def test_the_served_table_shows_the_qr_codes_and_plays_a_phones_move_on_its_thre
     urls = ["http://192.0.2.7:8765/p/" + "a" * 32, "http://192.0.2.7:8765/p/" + "b" * 32]
     heard: list[int] = []
 
-    async def play() -> None:
+    async def play() -> ServedTableApp:
         app = ServedTableApp(session, urls=urls)
         app.host.listeners.append(lambda: heard.append(1))
         async with app.run_test(size=SIZE) as pilot:
@@ -357,8 +409,25 @@ def test_the_served_table_shows_the_qr_codes_and_plays_a_phones_move_on_its_thre
             assert heard  # the phones were told
             await pilot.press("f6")
             assert isinstance(app.screen, PhonesScreen)
+        return app
 
-    asyncio.run(play())
+    app = asyncio.run(play())
+    refused: list[str] = []
+
+    def late() -> None:
+        try:
+            app.host.play(0, {"kind": "action", "action": "done"})
+        except PopdiceError as error:
+            refused.append(str(error))
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        phone = threading.Thread(target=late)
+        phone.start()  # a phone's move after the table has closed
+        phone.join()
+        gc.collect()
+    assert refused == ["the table has closed"]
+    assert not [w for w in caught if "never awaited" in str(w.message)]
 
 
 def test_a_page_of_a_table_that_has_closed_is_told_so(journal: Journal) -> None:
@@ -373,10 +442,6 @@ def test_a_page_of_a_table_that_has_closed_is_told_so(journal: Journal) -> None:
 
 
 def test_a_phone_that_connects_before_the_server_runs_is_answered(journal: Journal) -> None:
-    import socket
-
-    from popdice.phones.run import PhoneServer
-
     session = start(journal, game_popper(), game_handheld())
     tokens = Tokens.for_game(journal.path.parent, session.game_id, 2)
     server = PhoneServer(TableHost(session), tokens, "127.0.0.1", 0)
@@ -388,3 +453,106 @@ def test_a_phone_that_connects_before_the_server_runs_is_answered(journal: Journ
             assert early.recv(64).startswith(b"HTTP/1.1 200")
     finally:
         server.stop()
+
+
+@contextmanager
+def serving(
+    journal: Journal, limits: Limits | None = None, log: Path | None = None
+) -> Iterator[tuple[PhoneServer, TableSession]]:
+    """A real server on this machine of a Lowdown game whose turn has begun."""
+    session = start(journal, game_popper(), game_handheld())
+    session.press_dome()
+    session.roll_hidden()
+    tokens = Tokens.for_game(journal.path.parent, session.game_id, 2)
+    with PhoneServer(TableHost(session), tokens, "127.0.0.1", 0, limits, log=log) as server:
+        yield server, session
+
+
+def socket_url(server: PhoneServer, token: str) -> str:
+    return f"ws://{server.netloc}/ws/{token}"
+
+
+def refusal(url: str) -> tuple[int, str]:
+    """The code and reason the server closes the websocket at ``url`` with, before its
+    first message."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    with connect(url, open_timeout=5) as ws, pytest.raises(ConnectionClosed) as closed:
+        ws.recv(timeout=5)
+    assert closed.value.rcvd is not None, "closed without a close frame"
+    return closed.value.rcvd.code, closed.value.rcvd.reason
+
+
+def test_a_refused_pages_script_hears_why_and_may_open_its_websocket(journal: Journal) -> None:
+    """A websocket refused before its handshake reaches a browser's script as code 1006,
+    never why; and Safari before 16 takes 'self' not to cover ws:."""
+    from websockets.sync.client import connect
+
+    with serving(journal, Limits(pages_per_player=1)) as (server, _):
+        with urllib.request.urlopen(server.url(0), timeout=5) as page:
+            policy = page.headers["Content-Security-Policy"]
+        assert f"connect-src 'self' ws://127.0.0.1:{server.port};" in policy
+        code, reason = refusal(socket_url(server, "x" * 32))
+        assert code == 4403 and "this page is not yours" in reason
+        with connect(socket_url(server, server.tokens.by_seat[0]), open_timeout=5) as first:
+            assert "page" in json.loads(first.recv(timeout=5))
+            code, reason = refusal(socket_url(server, server.tokens.by_seat[0]))
+            assert code == 4429 and "too many pages open" in reason
+
+
+def test_the_servers_log_goes_to_its_file_never_to_the_tables_terminal(
+    journal: Journal, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Anyone on the network can make the server log: the table is drawn on stderr."""
+    from websockets.sync.client import connect
+
+    log = tmp_path / "server.log"
+    with serving(journal, log=log) as (server, session):
+        with socket.create_connection((server.address, server.port), timeout=5) as garbage:
+            garbage.sendall(b"\x00\x01garbage\r\n\r\n")
+            assert garbage.recv(64).startswith(b"HTTP/1.1 400")
+
+        def broken(move: Any) -> Any:
+            raise RuntimeError("a bug")
+
+        with (
+            pytest.MonkeyPatch.context() as patch,
+            connect(socket_url(server, server.tokens.by_seat[0]), open_timeout=5) as ws,
+        ):
+            patch.setattr(session, "move", broken)
+            assert "page" in json.loads(ws.recv(timeout=5))
+            ws.send(json.dumps({"kind": "action", "action": "done"}))
+            assert json.loads(ws.recv(timeout=5)) == {"reply": INTERNAL_ERROR}
+    assert capfd.readouterr().err == ""
+    kept = log.read_text()
+    assert "Invalid HTTP request received." in kept and "RuntimeError: a bug" in kept
+
+
+def test_a_connection_that_sends_no_request_in_time_is_closed(
+    journal: Journal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Idle connections held by anyone on the network would take every place the server
+    has (``Limits.pages`` times four), and its phones would get 503."""
+    import http.client
+
+    from popdice.phones import run
+
+    monkeypatch.setattr(run, "REQUEST_DEADLINE", 0.5)
+    with serving(journal, Limits(pages=2)) as (server, _):
+        answered = http.client.HTTPConnection(server.address, server.port, timeout=5)
+        answered.request("GET", "/static/app.css")
+        assert answered.getresponse().read()
+        assert answered.sock is not None
+        answered.sock.sendall(b"GET /p/")  # and no more of its next request
+        idle = [socket.create_connection((server.address, server.port)) for _ in range(10)]
+        try:
+            for held in [answered.sock, *idle]:
+                held.settimeout(5)
+                assert held.recv(1) == b"", "the server has closed it"
+            with urllib.request.urlopen(server.url(0), timeout=5) as page:
+                assert page.status == 200  # while the idle ones are still held at their end
+        finally:
+            answered.close()
+            for held in idle:
+                held.close()

@@ -1,7 +1,8 @@
 """The phones' pages in a real headless Chromium (Debian's, driven by Playwright), against
 the real server: two phones and the laptop play a Lowdown turn at once and the journal has
-each move; a wrong token's page says so; a phone that reloads mid-turn plays on; and nothing
-of the hidden pair is in another player's page or websocket traffic before its reveal.
+each move; a wrong token's page says so, and so does a page too many; a phone that reloads
+mid-turn plays on; and nothing of the hidden pair is in another player's page or websocket
+traffic before its reveal.
 
 Skipped, saying why, where no browser can be had (``make browser`` installs Debian's
 chromium); ``POPDICE_REQUIRE_BROWSER=1`` (CI) makes that a failure.
@@ -167,6 +168,13 @@ def test_a_wrong_token_is_refused_in_the_browser(browser: Browser, game: Game) -
     response = page.goto(game.server.url(0)[:-4] + "AAAA")
     assert response is not None and response.status == 403
     assert "this page is not yours" in page.content()
+
+
+def test_a_page_too_many_says_so_and_does_not_try_again(browser: Browser, game: Game) -> None:
+    for _ in range(3):  # Limits.pages_per_player
+        open_phone(browser, game, 0, []).get_by_text("press the dome").first.wait_for()
+    extra = open_phone(browser, game, 0, [])
+    extra.get_by_text("too many pages open: close one and reload").wait_for(timeout=10_000)
 
 
 def tap(page: Page, move: dict[str, Any]) -> None:

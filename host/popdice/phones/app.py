@@ -26,9 +26,11 @@ class ServedTableApp(TableApp):
 
     def run_here(self, function: Callable[[], Any]) -> Any:
         """``function``'s result, run on the app's thread (the server calls from its own)."""
+        if not self.is_running:  # ended: a call sent to its closed loop would be left there
+            raise PopdiceError("the table has closed")
         try:
             return self.call_from_thread(function)
-        except RuntimeError:  # the app has ended: its pages are closed
+        except RuntimeError:  # the app has ended meanwhile: its pages are closed
             raise PopdiceError("the table has closed") from None
 
     def report(self, outcome: Outcome | None) -> None:

@@ -1,7 +1,7 @@
 """``popdice table ... --serve``: the table's app with each player's page served, its tokens
-kept beside the journal until the table closes on a game that is over, the server entered
-into the command's stack (it closes first). Its socket is bound first: an address or port
-it cannot have is refused before anything is kept."""
+kept beside the journal until the table closes on a game that is over (the server's log
+beside them), the server entered into the command's stack (it closes first). Its socket is
+bound first: an address or port it cannot have is refused before anything is kept."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ def served_app(
 
     stack.callback(forget_when_over)  # before the server's exit, so it runs after it
     app = ServedTableApp(session, simulated=bool(hands), hands=hands, urls=[])
-    server = PhoneServer(app.host, tokens, address, port, listening=listening)
+    log = folder / "phones" / "server.log"
+    server = PhoneServer(app.host, tokens, address, port, listening=listening, log=log)
     app.urls = [server.url(seat) for seat in range(len(referee.players))]
     stack.enter_context(server)
     session.note(f"phones served at http://{server.address}:{server.port} (F6: the QR codes)")

@@ -1,16 +1,23 @@
 """The phones' server running beside the table: uvicorn in a thread of its own, on a socket
 bound before the table starts (a port in use is one line, not a crash later), stopped when
-the table ends. ``lan_address`` is the address the laptop reaches its router by: the one
-phones on the same network can reach."""
+the table ends. Its log goes to a small file, never to the terminal the table is drawn on;
+a connection that sends no request for ``REQUEST_DEADLINE`` seconds is closed, so idle ones
+cannot take the places of the phones. ``lan_address`` is the address the laptop reaches its
+router by: the one phones on the same network can reach."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import os
 import socket
 import threading
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
 
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..errors import PopdiceError
 from .host import TableHost
@@ -21,6 +28,10 @@ DEFAULT_PORT = 8765
 ROUTER_PROBE = ("192.0.2.1", 9)
 """Any address off this machine: a UDP socket "connected" to it (no packet is sent) takes
 the address of the interface the default route leaves by."""
+REQUEST_DEADLINE = 10.0
+"""Seconds a connection has to send a request's head, once open or once answered."""
+LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi", "popdice.phones")
+LOG_BYTES = 256 * 1024
 
 
 def lan_address() -> str:
@@ -61,9 +72,53 @@ def claim_port(listening: socket.socket) -> None:
         listening.setsockopt(socket.SOL_SOCKET, exclusive, 1)
 
 
+class DeadlineProtocol(H11Protocol):
+    """uvicorn's HTTP/1.1, closing a connection that has not sent a request's head within
+    ``REQUEST_DEADLINE`` seconds of opening or of its last response (a websocket is past
+    its request)."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_request()
+
+    def on_response_complete(self) -> None:
+        self._await_request()  # before a request sent meanwhile is taken
+        super().on_response_complete()
+
+    def _await_request(self) -> None:
+        answered = self.cycle
+
+        def overdue() -> None:
+            if self.cycle is answered and self.transport.get_protocol() is self:
+                self.transport.close()
+
+        self.loop.call_later(REQUEST_DEADLINE, overdue)
+
+
+class QuietLog(RotatingFileHandler):
+    """A log file of ``LOG_BYTES`` at most (and one before it) that says nothing when it
+    cannot be written: the terminal is the table's."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8", delay=True)
+        self.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass
+
+
+def log_to(handler: logging.Handler) -> None:
+    """Sends the server's log, uvicorn's and its app's, to ``handler`` alone."""
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.propagate = False
+
+
 class PhoneServer:
     """The server of one game's pages, at ``address``:``port``: on ``listening`` when
-    given (``listening_socket(address, port)``, bound already), else on a socket bound now."""
+    given (``listening_socket(address, port)``, bound already), else on a socket bound now;
+    its log in ``log`` (none without)."""
 
     def __init__(
         self,
@@ -73,13 +128,16 @@ class PhoneServer:
         port: int,
         limits: Limits | None = None,
         listening: socket.socket | None = None,
+        log: Path | None = None,
     ) -> None:
         self.tokens = tokens
         self.limits = limits or Limits()
         self.socket = listening or listening_socket(address, port)
         self.address, self.port = self.socket.getsockname()[:2]
         config = uvicorn.Config(
-            make_app(host, tokens, self.limits),
+            make_app(host, tokens, self.limits, served_at=self.netloc),
+            http=DeadlineProtocol,
+            log_config=None,
             log_level="warning",
             access_log=False,
             lifespan="off",
@@ -87,15 +145,22 @@ class PhoneServer:
             timeout_keep_alive=5,
             limit_concurrency=4 * self.limits.pages,
         )
+        self.log = logging.NullHandler() if log is None else QuietLog(log)
+        log_to(self.log)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self._run, name="popdice-phones", daemon=True)
 
     def _run(self) -> None:
         self.server.run(sockets=[self.socket])
 
-    def url(self, seat: int) -> str:
+    @property
+    def netloc(self) -> str:
+        """The server's ``host:port``, as in its addresses."""
         host = f"[{self.address}]" if ":" in str(self.address) else self.address
-        return f"http://{host}:{self.port}/p/{self.tokens.by_seat[seat]}"
+        return f"{host}:{self.port}"
+
+    def url(self, seat: int) -> str:
+        return f"http://{self.netloc}/p/{self.tokens.by_seat[seat]}"
 
     def start(self) -> PhoneServer:
         """Starts serving; a phone that connects before the server's loop runs waits in the
@@ -108,6 +173,7 @@ class PhoneServer:
         self.thread.join(timeout=5)
         with contextlib.suppress(OSError):
             self.socket.close()
+        self.log.close()
 
     def __enter__(self) -> PhoneServer:
         return self.start()

@@ -2,14 +2,17 @@
 updates and its moves.
 
 - ``GET /p/TOKEN``: the page (plain HTML, CSS and a small script from ``page/``, nothing
-  fetched from elsewhere); a token that is no player's gets 403, and so does its websocket.
+  fetched from elsewhere); a token that is no player's gets 403, and its websocket is
+  closed with 4403 (accepted first, so that the page's script sees the code).
 - ``/ws/TOKEN``: the server sends the player's page as JSON at once and after every change
   of the game; the page sends moves, each at most ``Limits.message`` bytes and at most
-  ``Limits.per_second`` a second on average (a burst of ``Limits.burst``); a page that sends
-  more is told why and closed. At most ``Limits.pages_per_player`` pages a player and
-  ``Limits.pages`` in all are open at once. A move plays for the token's player only.
+  ``Limits.per_second`` a second on average (a burst of ``Limits.burst``), counted for the
+  player however many times their pages connect; a page that sends more is told why and
+  closed. At most ``Limits.pages_per_player`` pages a player and ``Limits.pages`` in all
+  are open at once (4429). A move plays for the token's player only; one that fails in the
+  server is logged and answered as an internal error, the page and the table going on.
 Every response forbids caching and referrers (the token is in the address) and limits the
-page to its own server.
+page to its own server (``served_at``: its websocket too, for Safari before 16).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -37,11 +41,16 @@ HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
-    "connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'",
 }
+POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'{sockets}; "
+    "img-src 'self'; base-uri 'none'; form-action 'none'"
+)
 FILES = {"app.js": "text/javascript", "app.css": "text/css"}
-FORBIDDEN = "this page is not yours: ask for your own QR code\n"
+FORBIDDEN = "this page is not yours: ask for your own QR code"
+INTERNAL_ERROR = {"accepted": False, "text": "the table could not take that (internal error)"}
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -57,12 +66,38 @@ def _file(name: str) -> bytes:
     return resources.files("popdice.phones").joinpath("page").joinpath(name).read_bytes()
 
 
-class Hub:
-    """The open pages, and word to each when the game changes (from any thread)."""
+class Allowance:
+    """The messages a player may send now: ``limits.burst`` at most, ``limits.per_second``
+    more every second."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.left = float(limits.burst)
+        self.last = time.monotonic()
+
+    def take(self) -> bool:
+        """Counts one message; False if there is no allowance left for it."""
+        now = time.monotonic()
+        self.left = min(self.limits.burst, self.left + (now - self.last) * self.limits.per_second)
+        self.last = now
+        if self.left < 1:
+            return False
+        self.left -= 1
+        return True
+
+
+class Hub:
+    """The open pages, and word to each when the game changes (from any thread); and each
+    player's allowance of messages, kept while their pages come and go."""
+
+    def __init__(self, limits: Limits) -> None:
         self.pages: dict[int, set[asyncio.Event]] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.limits = limits
+        self.allowances: dict[int, Allowance] = {}
+
+    def allowance(self, seat: int) -> Allowance:
+        return self.allowances.setdefault(seat, Allowance(self.limits))
 
     def count(self, seat: int | None = None) -> int:
         if seat is None:
@@ -78,37 +113,42 @@ class Hub:
                 loop.call_soon_threadsafe(event.set)
 
 
-def make_app(host: TableHost, tokens: Tokens, limits: Limits | None = None) -> Starlette:
-    """The server's app for ``host``'s game, its pages bound to ``tokens``."""
+def make_app(
+    host: TableHost, tokens: Tokens, limits: Limits | None = None, served_at: str | None = None
+) -> Starlette:
+    """The server's app for ``host``'s game, its pages bound to ``tokens``; ``served_at``
+    is the server's own ``host:port``, where the pages' websockets go."""
     limits = limits or Limits()
-    hub = Hub()
+    hub = Hub(limits)
     host.listeners.append(hub.changed)
+    sockets = "" if served_at is None else f" ws://{served_at}"
+    headers = {**HEADERS, "Content-Security-Policy": POLICY.format(sockets=sockets)}
 
     async def page(request: Request) -> Response:
         if tokens.seat_of(str(request.path_params["token"])) is None:
-            return PlainTextResponse(FORBIDDEN, status_code=403, headers=HEADERS)
-        return Response(_file("index.html"), media_type="text/html", headers=HEADERS)
+            return PlainTextResponse(FORBIDDEN + "\n", status_code=403, headers=headers)
+        return Response(_file("index.html"), media_type="text/html", headers=headers)
 
     async def static(request: Request) -> Response:
         name = str(request.path_params["name"])
         if name not in FILES:
-            return PlainTextResponse("no such file\n", status_code=404, headers=HEADERS)
-        return Response(_file(name), media_type=FILES[name], headers=HEADERS)
+            return PlainTextResponse("no such file\n", status_code=404, headers=headers)
+        return Response(_file(name), media_type=FILES[name], headers=headers)
 
     async def socket(websocket: WebSocket) -> None:
         seat = tokens.seat_of(str(websocket.path_params["token"]))
+        await websocket.accept()  # refused after, else a browser sees no close code
         if seat is None:
-            await websocket.close(code=4403, reason="not a player's page")
+            await websocket.close(code=4403, reason=FORBIDDEN)
             return
         if hub.count(seat) >= limits.pages_per_player or hub.count() >= limits.pages:
-            await websocket.close(code=4429, reason="too many pages open")
+            await websocket.close(code=4429, reason="too many pages open: close one and reload")
             return
         hub.loop = asyncio.get_running_loop()
-        await websocket.accept()
         event = asyncio.Event()
         hub.pages.setdefault(seat, set()).add(event)
         try:
-            await _serve(websocket, host, seat, event, limits)
+            await _serve(websocket, host, seat, event, limits, hub.allowance(seat))
         except WebSocketDisconnect:
             pass
         except PopdiceError as error:  # the table has closed under the page
@@ -134,10 +174,16 @@ async def _send_page(
 
 
 async def _serve(
-    websocket: WebSocket, host: TableHost, seat: int, event: asyncio.Event, limits: Limits
+    websocket: WebSocket,
+    host: TableHost,
+    seat: int,
+    event: asyncio.Event,
+    limits: Limits,
+    allowance: Allowance,
 ) -> None:
-    """One page: its updates and its moves, until it goes or breaks a limit. Its replies and
-    its updates are sent one at a time (a websocket takes one message at once)."""
+    """One page: its updates and its moves (each taken from the player's ``allowance``),
+    until it goes or breaks a limit. Its replies and its updates are sent one at a time (a
+    websocket takes one message at once)."""
     sending = asyncio.Lock()
     await _send_page(websocket, host, seat, sending)
 
@@ -152,7 +198,6 @@ async def _serve(
                 await websocket.close(code=1011, reason="updates stopped")
 
     sender = asyncio.create_task(updates())
-    allowance, last = float(limits.burst), time.monotonic()
     try:
         while True:
             received = await websocket.receive()
@@ -162,21 +207,23 @@ async def _serve(
             if not isinstance(text, str):
                 await websocket.close(code=4400, reason="moves are JSON text")
                 return
-            now = time.monotonic()
-            allowance = min(limits.burst, allowance + (now - last) * limits.per_second)
-            last = now
-            if allowance < 1:
-                await websocket.close(code=4429, reason="too many messages: slow down")
+            if not allowance.take():
+                await websocket.close(code=4429, reason="too many messages: reload the page")
                 return
-            allowance -= 1
             if len(text.encode()) > limits.message:
                 await websocket.close(code=4413, reason="a message too large")
                 return
             try:
                 message = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested too deep
                 message = None
-            reply = await anyio.to_thread.run_sync(host.play, seat, message)
+            try:
+                reply = await anyio.to_thread.run_sync(host.play, seat, message)
+            except PopdiceError:  # the table has closed
+                raise
+            except Exception:
+                log.exception("a move from seat %d's page failed: %.200r", seat, message)
+                reply = INTERNAL_ERROR
             if sender.done():  # its updates stopped: let the page connect again for them
                 await websocket.close(code=1011, reason="updates stopped")
                 return

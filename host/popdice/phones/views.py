@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..games.lowdown.rules import BLACKOUT
+from ..games.lowdown.rules import BLACKOUT, lines_of
 from ..games.lowdown.state import Cross, Step
 from ..table import lowdown_pick
 from ..table.lowdown_pick import Pick
@@ -129,6 +129,8 @@ def move_of(table: LowdownTable, seat: int, message: Any) -> Move:
         grid, line = message.get("grid"), message.get("line")
         if not isinstance(grid, str) or not isinstance(line, str):
             raise Refused("bad_message", "a crossing names a grid and a line")
+        if grid not in table.state.data.grid_names or line not in lines_of(table.state.data.size):
+            raise Refused("bad_message", "no such grid or line")
         return lowdown_pick.cross_move(Pick(seat), Cross(grid, line))
     if kind == "box":
         mode = message.get("mode")
@@ -145,6 +147,8 @@ def move_of(table: LowdownTable, seat: int, message: Any) -> Move:
             and all(isinstance(v, int) and not isinstance(v, bool) for v in box[1:])
         ):
             raise Refused("bad_message", "a box is [grid, row, column]")
+        if box[0] not in table.state.data.grid_names:
+            raise Refused("bad_message", "no such grid")
         numbers, colours = lowdown_pick.offered(table, seat)
         if (number is not None and not 0 <= number < len(numbers)) or (
             colour is not None and not 0 <= colour < len(colours)

@@ -34,7 +34,10 @@ function connect() {
     if (message.page) { page = message.page; keepPick(); draw(); }
   };
   socket.onclose = (event) => {
-    if (event.code === 4403) { $("status").textContent = "this page is not yours"; return; }
+    if (event.code === 4403 || event.code === 4429) {  // refused: so would a page connecting again
+      $("status").textContent = event.reason;
+      return;
+    }
     $("status").textContent = "connection lost: reconnecting…";
     setTimeout(connect, wait);
     wait = Math.min(wait * 2, 5000);
