@@ -214,3 +214,12 @@ def test_a_request_too_long_for_a_frame_is_a_popdice_error(link, device):
         link.call("echo", {"text": "x" * 600})
     assert link.call("echo", {"text": "fits"}) == {"ok": True}
     assert issubclass(popdice.RequestTooLong, popdice.PopdiceError)
+
+
+def test_a_number_json_cannot_carry_is_refused_before_it_is_sent(link, device):
+    seen = []
+    device.handler = lambda dev, msg: seen.append(msg) or {"ok": True}
+    for value in (float("inf"), float("-inf"), float("nan")):
+        with pytest.raises(popdice.RequestNotJson, match=r"'echo'.*nothing was sent"):
+            link.call("echo", {"deep": [{"x": value}]})
+    assert seen == [] and link.call("echo", {"x": 1e308}) == {"ok": True}

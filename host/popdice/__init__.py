@@ -30,6 +30,7 @@ _HOMES = {
     "PopdiceError": "errors",
     "PortBusy": "errors",
     "ProtocolMismatch": "errors",
+    "RequestNotJson": "errors",
     "RequestTooLong": "errors",
     "UnknownCommand": "errors",
     "CommitmentMismatch": "devices.handheld",
@@ -66,6 +67,7 @@ __all__ = [
     "Popper",
     "PortBusy",
     "ProtocolMismatch",
+    "RequestNotJson",
     "RequestTooLong",
     "Reveal",
     "SecretRoll",
@@ -94,6 +96,7 @@ if TYPE_CHECKING:
         PopdiceError,
         PortBusy,
         ProtocolMismatch,
+        RequestNotJson,
         RequestTooLong,
         UnknownCommand,
     )

@@ -47,6 +47,11 @@ class RequestTooLong(PopdiceError):
     """A command with its arguments does not fit in one frame of the link: nothing was sent."""
 
 
+class RequestNotJson(PopdiceError):
+    """A command's arguments hold a number JSON cannot carry (an infinity, NaN): nothing was
+    sent."""
+
+
 class DeviceError(PopdiceError):
     """The device refused a command with an error frame; ``code`` says why."""
 

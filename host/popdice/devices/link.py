@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
 import threading
@@ -34,6 +35,7 @@ from ..errors import (
     DeviceTimeout,
     HandshakeFailed,
     ProtocolMismatch,
+    RequestNotJson,
     RequestTooLong,
     UnknownCommand,
 )
@@ -506,6 +508,13 @@ class Link:
 
 
 def _encode_request(message: dict[str, Any]) -> bytes:
+    try:
+        json.dumps(message, allow_nan=False)
+    except ValueError:
+        raise RequestNotJson(
+            f"the request {message['c']!r} holds a number JSON cannot carry (an infinity or "
+            "NaN): nothing was sent"
+        ) from None
     try:
         return codec.encode(message)
     except codec.FrameError:
