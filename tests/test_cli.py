@@ -330,3 +330,14 @@ def test_output_redirected_in_a_legacy_encoding_is_utf8_all_the_same() -> None:
     )
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     assert "330 Ω" in done.stdout.decode("utf-8")
+
+
+def test_text_utf8_cannot_carry_is_written_escaped_not_raised(tmp_path: Path) -> None:
+    # A board's error text decoded with surrogatepass can hold a lone surrogate.
+    code = (
+        "import sys\nfrom popdice.cli.main import _utf8_output\n"
+        "_utf8_output()\nprint('key \\udc80 refused')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert done.stdout == b"key \\udc80 refused\n"

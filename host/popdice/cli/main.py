@@ -219,12 +219,12 @@ def build_parser(*, complete: bool = True) -> argparse.ArgumentParser:
 def _utf8_output() -> None:
     """Standard output and error in UTF-8 wherever Python chose another encoding (Windows,
     output redirected to a file or a pipe: cp1252, which has no "Ω" and would garble a
-    player's name in JSON)."""
+    player's name in JSON), and what UTF-8 cannot carry written as an escape, not raised."""
     for stream in (sys.stdout, sys.stderr):
-        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
         reconfigure = getattr(stream, "reconfigure", None)  # a TextIOWrapper's
-        if encoding != "utf8" and reconfigure is not None:
-            reconfigure(encoding="utf-8")
+        if reconfigure is not None:
+            # a lone surrogate (a board's text decoded with surrogatepass) is no UTF-8
+            reconfigure(encoding="utf-8", errors="backslashreplace")
 
 
 def _silence_stdout() -> None:
