@@ -49,6 +49,7 @@ _TUMBLE_FRAME_MS = const(45)
 _CLICK_MS = const(6)
 _CLICK_HZ = const(2200)
 _ROLL_COUNTS_MAX = const(20000)
+_COUNT_MASK = const(0x3FFFFFFF)  # samples are counted in 30 bits: small ints on a Pico
 _SAMPLE_WAIT_MS = const(4)  # the lights wait at most this long for a sample to be read
 _ROLL_SLICE_US = const(1000)  # rolling yields to the sensor and the link at least this often
 _STREAM_LEASE_MAX_S = const(60)
@@ -176,12 +177,12 @@ class Popper(Device):
         if self.samples:
             self.sample_gap.add(gap)
         self._last_sample_us = read_at
-        self.samples += 1
+        self.samples = (self.samples + 1) & _COUNT_MASK  # a small int, however long it runs
         x = sample[1]
         y = sample[2]
         z = sample[3]
         stream = self.stream
-        if stream.on and stream.add(self.samples + self.overruns, x, y, z):
+        if stream.on and stream.add((self.samples + self.overruns) & _COUNT_MASK, x, y, z):
             self._stream_ready.set()
         counts = self.sampler.counts  # pyright: ignore[reportOptionalMemberAccess]
         interrupted = counts[ISR_SPENT_US]

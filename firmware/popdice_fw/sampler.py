@@ -95,7 +95,7 @@ class Sampler:
         except (OSError, MemoryError):  # the exception is the emergency one: nothing allocated
             counts[_FAILED] += 1
             return
-        if written - self.taken >= SLOTS:
+        if (written - self.taken) & _TICKS_MASK >= SLOTS:
             counts[_LET_GO] += 1
             counts[_LET_GO_SINCE] += 1
         else:
@@ -104,7 +104,7 @@ class Sampler:
             self.times[slot] = started
             self.skipped[slot] = counts[_LET_GO_SINCE]
             counts[_LET_GO_SINCE] = 0
-            counts[_WRITTEN] = written + 1
+            counts[_WRITTEN] = (written + 1) & _TICKS_MASK  # small ints after 31 days too
         counts[_LAST_US] = started
         spent = since_us(now_us(), started)
         if spent > counts[_LONGEST_US]:
@@ -128,7 +128,7 @@ class Sampler:
 
     def pending(self):
         """How many samples wait in the ring."""
-        return self.counts[_WRITTEN] - self.taken
+        return (self.counts[_WRITTEN] - self.taken) & _TICKS_MASK
 
     def take(self, out):
         """The oldest waiting sample into ``out`` (an ``array("i")`` of 5: status, x, y, z
@@ -137,7 +137,7 @@ class Sampler:
         slot = self.taken % SLOTS
         decode(self.raw, slot * SAMPLE_BYTES, out)
         out[4] = self.skipped[slot]
-        self.taken += 1
+        self.taken = (self.taken + 1) & _TICKS_MASK
         return self.times[slot]
 
     def figures(self):

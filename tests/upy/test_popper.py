@@ -133,6 +133,23 @@ def test_samples_wait_in_the_ring_and_a_full_ring_lets_go_and_counts():
     assert app.sampler.figures()["let_go"] == 6
 
 
+def test_the_sample_counts_go_round_in_30_bits_as_the_chips_ticks_do():
+    # 2**30 samples are 31 days at 400 Hz: past that a Pico's count would be a long int,
+    # which the interrupt cannot make and the sensor path must not.
+    app = popper()
+    sampler = app.sampler
+    sampler.counts[0] = sampler.taken = app.samples = (1 << 30) - 3  # _WRITTEN
+    for _ in range(SLOTS + 5):
+        sampler.on_ready(None)
+    assert sampler.pending() == SLOTS and sampler.figures()["let_go"] == 5
+    while sampler.pending():
+        app.on_sample()
+    assert sampler.taken == sampler.counts[0] == SLOTS - 3
+    assert app.samples == SLOTS - 3 and app.overruns == 0
+    sample(app)
+    assert app.overruns == 5 and sampler.pending() == 0
+
+
 def test_a_missed_edge_is_caught():
     app = popper()
     pin = app.accel_int
