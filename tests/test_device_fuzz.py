@@ -186,7 +186,7 @@ def warm_up(client: DeviceClient) -> None:
         client.link.call("stream", {"on": True, "seconds": 1})
     else:
         rolled = client.link.call("roll")
-        client.link.call("reveal", {"roll_id": rolled["roll_id"]})
+        client.link.call("reveal", {"roll_id": rolled["roll_id"], "key": client.link.session_key})
     client.link.call("burst", {"n": 3, "pad": 400})
     drain(client)
 

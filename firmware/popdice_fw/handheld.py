@@ -137,10 +137,14 @@ class Handheld(Device):
 
     def cmd_reveal(self, args):
         """The current roll, to the link session that holds it (the one it was made in),
-        which names it: ``{"roll_id": ...}`` and nothing else."""
+        which names it: ``{"roll_id": ...}``, and ``"key"``, the secret of its hello, if that
+        gave one (a program that writes commands into the session without a hello of its
+        own cannot know it)."""
         roll_id = args.get("roll_id")
-        if not isinstance(roll_id, str) or len(args) != 1:
-            raise CommandError(BAD_ARGS, 'reveal takes {"roll_id": the id of the roll to show}')
+        if not isinstance(roll_id, str) or any(name not in ("roll_id", "key") for name in args):
+            raise CommandError(
+                BAD_ARGS, 'reveal takes {"roll_id": the id of the roll to show, "key": ...}'
+            )
         current = self.roller.current
         if current is None:
             raise CommandError(NO_ROLL, "no secret roll to reveal: ROLL first")
@@ -148,7 +152,7 @@ class Handheld(Device):
             raise CommandError(
                 STALE_ROLL, "roll %s is not the current roll (%s)" % (roll_id, current.roll_id)
             )
-        if current.holder != self.link.host_session:
+        if current.holder != self.link.host_session or args.get("key") != self.link.host_key:
             raise CommandError(
                 OTHER_LINK,
                 "roll %s was made in another link session: hold REVEAL on the handheld" % roll_id,

@@ -87,6 +87,7 @@ class Link:
         # The host's link session: a new one with each hello; work it starts and the events
         # of that work carry its number (``start_work``).
         self.host_session = 0
+        self.host_key = None  # the secret the session's hello gave, never sent back
         self.host_gone_ms = _HOST_GONE_MS
         self._heard = time.ticks_ms()
         self._work = []  # the running work, each as [task]
@@ -202,13 +203,18 @@ class Link:
             self._on_ack(message)
         elif kind == "hello":
             nonce = message.get("nonce")
-            if nonce is not None and not (isinstance(nonce, str) and len(nonce) <= _NONCE_MAX):
-                self.send_error(None, codec.BAD_FRAME, "nonce: a string of at most 64 characters")
-                return
+            key = message.get("key")
+            for name, value in (("nonce", nonce), ("key", key)):
+                if value is not None and not (isinstance(value, str) and len(value) <= _NONCE_MAX):
+                    self.send_error(
+                        None, codec.BAD_FRAME, name + ": a string of at most 64 characters"
+                    )
+                    return
             if message.get("renumber") is True:
                 self._last_seq = 0  # the host starts its numbering again
                 self._last_reply = None
             self.end_session()  # a hello starts a new link session
+            self.host_key = key
             self._send_hello(nonce)
             self._host_seen = True
             self._resend_outbox()

@@ -87,9 +87,12 @@ class Rig:
         for pin in (ROLL, PEEK, REVEAL):
             _simhw.drive(pin, None)
 
-    async def hello(self, nonce):
-        """A host's hello: a new link session."""
-        self.port.send({"t": "hello", "nonce": nonce, "proto": PROTOCOL})
+    async def hello(self, nonce, key=None):
+        """A host's hello: a new link session (with ``key``, its secret)."""
+        hello = {"t": "hello", "nonce": nonce, "proto": PROTOCOL}
+        if key is not None:
+            hello["key"] = key
+        self.port.send(hello)
         await self.port.wait_frame(lambda f: f["t"] == "hello" and f["nonce"] == nonce)
         self.ack()
 
@@ -247,6 +250,25 @@ async def test_handing_over_the_repl_leaves_no_letter_or_entropy_of_the_dice():
         assert rig.app.roller.dice._pool  # the bytes the dice came from
         rig.app.hand_over()
         assert rig.app.roller.dice._pool == b""
+    finally:
+        await rig.stop()
+
+
+async def test_a_command_written_into_the_session_without_its_key_reveals_nothing():
+    rig = Rig()
+    key = "5ec7e7" * 5
+    try:
+        await rig.hello("table", key=key)
+        held = (await rig.call("roll"))["v"]
+        rig.ack()
+        # another program writes into the table's session, with no hello of its own
+        for guess in ({}, {"key": "0" * 30}):
+            refused = await rig.call("reveal", roll_id=held["roll_id"], **guess)
+            assert refused["t"] == "err" and refused["code"] == "other_link", refused
+        assert not rig.app.roller.current.revealed
+        shown = await rig.call("reveal", roll_id=held["roll_id"], key=key)
+        assert shown["t"] == "res" and shown["v"]["roll_id"] == held["roll_id"]
+        assert not rig.port.matching(lambda f: key in str(f))  # never sent back
     finally:
         await rig.stop()
 

@@ -253,7 +253,8 @@ class Handheld(DeviceClient):
             if current is None:
                 raise NoSecretRoll("no_roll", "no secret roll to reveal: ROLL first")
             roll_id = roll_id or current.roll_id
-        reveal = Reveal.from_data({**self._call("reveal", {"roll_id": roll_id}), "by": "host"})
+        asked = {"roll_id": roll_id, "key": self.link.session_key}
+        reveal = Reveal.from_data({**self._call("reveal", asked), "by": "host"})
         return self.commitments.verify(reveal)
 
     def settings(

@@ -155,6 +155,9 @@ class Link:
         self._ack_due: str | None = None  # the session whose events this read acknowledges
         self._pending: _Pending | None = None
         self._hello_nonce: str | None = None
+        # Sent in each hello, never back: a handheld reveals a roll only to a command that
+        # carries it, which a program writing into this link session unasked cannot.
+        self.session_key = ""
         self._hello_done = threading.Event()
         self._handshaking = False
         self._lost: Exception | None = None
@@ -304,8 +307,14 @@ class Link:
     def _start_handshake(self, renumber: bool = False) -> None:
         with self._lock:
             self._hello_nonce = os.urandom(4).hex()  # what secrets.token_hex(4) is, minus hmac
+            self.session_key = os.urandom(16).hex()
             self._hello_done.clear()
-            hello: dict[str, Any] = {"t": "hello", "nonce": self._hello_nonce, "proto": PROTOCOL}
+            hello: dict[str, Any] = {
+                "t": "hello",
+                "nonce": self._hello_nonce,
+                "proto": PROTOCOL,
+                "key": self.session_key,
+            }
             if renumber:
                 hello["renumber"] = True
                 self._next_seq = 1
