@@ -147,7 +147,18 @@ class _Limited(io.RawIOBase):
 def output_target(name: str | os.PathLike[str], error: ErrorFactory = FileRefused) -> Path:
     """Where writing ``name`` will put the file: ``name`` itself, or the regular file a
     symbolic link at ``name`` leads to. Raises ``error`` (message) if that is a folder, a
-    device, a FIFO or a socket, or its folder does not exist."""
+    device, a FIFO or a socket, if its folder does not exist, or if no file can be made in
+    that folder (one is made and removed, as writing will: another user's folder, a
+    read-only disk are refused before the work, not after)."""
+    target = _target(name, error)
+    probe, descriptor = _made_beside(target, name, error, 0o600)
+    os.close(descriptor)
+    os.unlink(probe)
+    return target
+
+
+def _target(name: str | os.PathLike[str], error: ErrorFactory) -> Path:
+    """``output_target`` without making a file."""
     path = Path(name)
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     try:
@@ -155,32 +166,27 @@ def output_target(name: str | os.PathLike[str], error: ErrorFactory = FileRefuse
     except FileNotFoundError:
         if not target.parent.is_dir():
             raise error(f"cannot write {name}: there is no folder {target.parent}") from None
-        return _can_make_beside(target, name, error)
+        return target
     except OSError as bad:
         raise error(f"cannot write {name}: {bad.strerror or bad}") from None
     if stat.S_ISREG(mode):
-        return _can_make_beside(target, name, error)
+        return target
     if stat.S_ISDIR(mode):
         raise error(f"{name} is a folder: give the name of a file to write")
     raise error(f"{name} is {_odd_kind(mode)}: only a new or a regular file is written")
 
 
-def _temporary_beside(target: Path) -> Path:
-    return target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-
-
-def _can_make_beside(target: Path, name: str | os.PathLike[str], error: ErrorFactory) -> Path:
-    """``target``, once a file has been made and removed in its folder, as writing it will
-    (a folder of another user's, a read-only disk: refused before the work, not after)."""
-    probe = _temporary_beside(target)
+def _made_beside(
+    target: Path, name: str | os.PathLike[str], error: ErrorFactory, mode: int
+) -> tuple[Path, int]:
+    """A new temporary file in ``target``'s folder, and its descriptor open for writing."""
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        os.unlink(probe)
+        return temporary, os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except FileNotFoundError:  # /proc, say: a folder in which no file is made
         raise error(f"cannot write {name}: no file can be made in {target.parent}") from None
     except OSError as bad:
         raise error(f"cannot write {name}: {bad.strerror or bad}") from None
-    return target
 
 
 def _odd_kind(mode: int) -> str:
@@ -200,16 +206,12 @@ def replacing(
     """A binary stream whose bytes become the file at ``name`` when the block ends without
     an exception (see the module's docstring); nothing changes at ``name`` if it raises.
     ``error`` (message) is raised for a path that is refused or cannot be written."""
-    target = output_target(name, error)
+    target = _target(name, error)
     try:
         old_mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         old_mode = None
-    temporary = _temporary_beside(target)
-    try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except OSError as bad:
-        raise error(f"cannot write {name}: {bad.strerror or bad}") from None
+    temporary, descriptor = _made_beside(target, name, error, 0o666)
     try:
         with open(descriptor, "wb") as stream:
             yield stream
