@@ -217,9 +217,9 @@ def build_parser(*, complete: bool = True) -> argparse.ArgumentParser:
 
 
 def _utf8_output() -> None:
-    """Standard output and error in UTF-8 wherever Python chose another encoding (Windows,
-    output redirected to a file or a pipe: cp1252, which has no "Ω" and would garble a
-    player's name in JSON), and what UTF-8 cannot carry written as an escape, not raised."""
+    """Standard output and error in UTF-8 whatever Python chose (Windows, output redirected
+    to a file or a pipe: cp1252, which has no "Ω" and would garble a player's name in JSON),
+    and what UTF-8 cannot carry written as an escape, not raised."""
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)  # a TextIOWrapper's
         if reconfigure is not None:
