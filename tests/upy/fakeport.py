@@ -5,9 +5,15 @@ import time
 
 from popdice_fw import codec
 
+# Long enough for a stalled CI machine: a test that waits this long has failed anyway.
+WAIT_MS = 10000
+
 
 class FakePort:
     def __init__(self):
+        # What the failure of ``wait_frame`` adds (the link's counters, the free heap): set
+        # by a test's rig, which knows the link behind this port.
+        self.describe = None
         self._inbox = []
         self._arrived = asyncio.Event()
         self.sent = bytearray()
@@ -36,7 +42,7 @@ class FakePort:
         self.frames.extend(self._deframer.feed(data))
         self._wrote.set()
 
-    async def wait_frame(self, predicate, timeout_ms=2000):
+    async def wait_frame(self, predicate, timeout_ms=WAIT_MS):
         """The first frame written (from the start) that matches; waits for it to come."""
         deadline = time.ticks_add(time.ticks_ms(), timeout_ms)
         seen = 0
@@ -48,7 +54,8 @@ class FakePort:
                     return frame
             left = time.ticks_diff(deadline, time.ticks_ms())
             if left <= 0:
-                raise AssertionError("no such frame; sent: %r" % (self.frames[-6:],))
+                extra = "; " + self.describe() if self.describe else ""
+                raise AssertionError("no such frame; sent: %r%s" % (self.frames[-6:], extra))
             self._wrote.clear()
             try:
                 await asyncio.wait_for_ms(self._wrote.wait(), left)

@@ -4,12 +4,13 @@ so events are not resent). Every screen is compared pixel for pixel with what ``
 draws for the roll's values."""
 
 import asyncio
+import gc
 import time
 
 import _simhw
 import _simlink
 import framebuf
-from fakeport import FakePort
+from fakeport import WAIT_MS, FakePort
 from machine import ADC, I2C, Pin
 
 from popdice_fw import PROTOCOL, codec, commit, screens
@@ -36,7 +37,7 @@ class Panel:
         if message.get("t") == "display":
             self.changed.set()
 
-    async def wait(self, predicate, timeout_ms=2000):
+    async def wait(self, predicate, timeout_ms=WAIT_MS):
         deadline = time.ticks_add(time.ticks_ms(), timeout_ms)
         while not predicate(self.model):
             left = time.ticks_diff(deadline, time.ticks_ms())
@@ -66,6 +67,7 @@ class Rig:
         _simhw.vsys_volts = 4.8
         self.panel = Panel(address)
         self.port = FakePort()
+        self.port.describe = self.describe
         self.app = Handheld(
             i2c=I2C(bus),
             roll_button=Pin(ROLL, Pin.IN, Pin.PULL_UP),
@@ -78,6 +80,9 @@ class Rig:
         self.app.start_tasks()
         self.link_task = asyncio.create_task(self.app.link.run())
         self.seq = 0
+
+    def describe(self):
+        return "link %r, heap free %d" % (self.app.link.stats, gc.mem_free())
 
     async def stop(self):
         """Ends every task of the app, so that none outlives its test."""
