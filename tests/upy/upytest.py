@@ -4,7 +4,7 @@ Usage: micropython upytest.py [--list] PATH/test_x.py (or, where there is no sys
 a Pico: ``import upytest; upytest.main("PATH/test_x.py")``).
 Prints first ``tests: [...]``, the names it will run, in order (all, with ``--list``), then
 one JSON line per test:
-{"test", "ok", "error"}; a test that returns a coroutine is run with asyncio. A test that
+{"test", "ok", "error", "ms"} (``ms``: how long it ran); a test that returns a coroutine is run with asyncio. A test that
 tries to end the interpreter (``sys.exit``) fails, and the tests after it still run. The
 pytest collector in tests/upy/conftest.py starts this and reports each test as an item of
 its own; a listed test with no line (the interpreter died) is reported as failed.
@@ -14,6 +14,7 @@ import gc
 import io
 import json
 import sys
+import time
 
 LISTED = "tests: "
 
@@ -44,6 +45,7 @@ def main(path, run=True):
         fn = getattr(module, name)
         error = None
         gc.collect()  # each test starts from the heap the last one left, as one boot would
+        started = time.ticks_ms()
         try:
             _run(fn)
         except Exception as exc:  # noqa: BLE001 - every failure is reported, not raised
@@ -53,7 +55,8 @@ def main(path, run=True):
                 type(exc).__name__,
                 _traceback(exc),
             )
-        print(json.dumps({"test": name, "ok": error is None, "error": error}))
+        ms = time.ticks_diff(time.ticks_ms(), started)
+        print(json.dumps({"test": name, "ok": error is None, "error": error, "ms": ms}))
 
 
 if __name__ == "__main__":
