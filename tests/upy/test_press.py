@@ -24,6 +24,7 @@ from popdice_fw.press import (
     NOTHING,
     POP,
     SETTINGS,
+    STATE,
     STILL,
     PressDetector,
     check_settings,
@@ -122,14 +123,16 @@ def feed(detector, samples):
 
 
 class Noise:
-    """A small linear congruential generator: the same numbers in every MicroPython."""
+    """A small generator (the ZX81's, modulo 65,537): the same numbers in every MicroPython,
+    and all of them small ints on the chip, whose multiplications of 30-bit numbers made a
+    long int each."""
 
     def __init__(self, seed):
         self.state = seed
 
     def below(self, n):
-        self.state = (self.state * 1103515245 + 12345) & 0x3FFFFFFF
-        return (self.state >> 8) % n
+        self.state = (self.state * 75 + 74) % 65537
+        return self.state % n
 
 
 # Rounds of presses and knocks in ``everything``: fewer on the emulated chip, which is slower.
@@ -140,7 +143,7 @@ _CHUNK = 64  # samples a digest covers
 _DIGESTS = "press_digests.json"  # on the chip: the reference's digests, from the unix port
 
 
-# ``everything`` at its longest is 4,866 samples: one buffer serves every call, taken in one
+# ``everything`` at its longest is 3,829 samples: one buffer serves every call, taken in one
 # piece at import (a buffer grown sample by sample splits a 192K heap).
 _MOST_VALUES = 15000
 _VALUES = array("h", bytes(2 * _MOST_VALUES))
@@ -156,10 +159,14 @@ def everything(seed, rounds=_ROUNDS):
 
     def jitter(samples, amount):
         k = count[0]
+        state = noise.state
+        span = 2 * amount + 1
         for sample in samples:
             for value in sample:
-                _VALUES[k] = value + noise.below(2 * amount + 1) - amount
+                state = (state * 75 + 74) % 65537  # Noise.below inline: most of the time here
+                _VALUES[k] = value + state % span - amount
                 k += 1
+        noise.state = state
         count[0] = k
 
     jitter(rest(300), 6)
@@ -225,13 +232,13 @@ def test_digests_of_the_detector_and_of_its_reference_agree():
     for seed, changes in enumerate(() if _ON_CHIP else SETTINGS_TRIED):
         settings = settings_with(**changes)
         samples = everything(seed + 1)
-        wanted = _digests(ReferenceDetector(settings), _reference_reading, samples)
-        assert _digests(PressDetector(settings), _detector_reading, samples) == wanted, changes
+        wanted = _reference_digests(ReferenceDetector(settings), samples)
+        assert _detector_digests(PressDetector(settings), samples) == wanted, changes
         assert len(wanted) == (len(samples) // 3 + _CHUNK - 1) // _CHUNK
     samples = everything(1)
-    wanted = _digests(PressDetector(settings_with()), _detector_reading, samples)
+    wanted = _detector_digests(PressDetector(settings_with()), samples)
     samples[3 * 700 + 2] += 500  # one sample, 500 mg more along up
-    changed = _digests(PressDetector(settings_with()), _detector_reading, samples)
+    changed = _detector_digests(PressDetector(settings_with()), samples)
     assert changed[:10] == wanted[:10] and changed[10] != wanted[10]
 
 
@@ -243,7 +250,7 @@ def reference_digests(rounds=_ROUNDS):
     for seed, changes in enumerate(SETTINGS_TRIED):
         reference = ReferenceDetector(settings_with(**changes))
         samples = everything(seed + 1, rounds)
-        found = _digests(reference, _reference_reading, samples)
+        found = _reference_digests(reference, samples)
         cases.append({"digests": found, "counts": reference.counts})
     return {"rounds": rounds, "chunk": _CHUNK, "cases": cases}
 
@@ -254,7 +261,7 @@ def _against_the_references_digests(expected):
     for seed, changes in enumerate(SETTINGS_TRIED):
         detector = PressDetector(settings_with(**changes))
         samples = everything(seed + 1)
-        found = _digests(detector, _detector_reading, samples)
+        found = _detector_digests(detector, samples)
         wanted = expected["cases"][seed]["digests"]
         differs = [k for k in range(len(wanted)) if k >= len(found) or found[k] != wanted[k]]
         assert len(found) == len(wanted) and not differs, (
@@ -264,41 +271,65 @@ def _against_the_references_digests(expected):
         assert detector.counts() == expected["cases"][seed]["counts"], changes
 
 
-def _detector_reading(detector):
-    return (
-        detector.state,
-        detector.value(IMPULSE),
-        detector.value(LEAD),
-        detector.value(BACKGROUND),
-        detector.value(STILL),
-    )
+# A digest's record of each sample: its event, then the slots from IMPULSE to BACKGROUND,
+# then STILL and STATE (as the detector keeps them, biased), little-endian 32-bit words.
+_RECORD = "<6i"
 
 
-def _reference_reading(reference):
-    return (
-        reference.state,
-        reference.impulse,
-        reference.lead,
-        reference.background,
-        reference.still,
-    )
+def _slot_bias():
+    """What the detector adds to each slot's value (slots hold biased small ints)."""
+    detector = PressDetector(settings_with())
+    return detector.slots[STATE] - detector.value(STATE)
 
 
-def _digests(detector, reading, samples):
-    """A CRC32 of every ``_CHUNK`` samples' event, state and measurements."""
-    block = bytearray(24 * _CHUNK)
+def _digests(samples, add):
+    """A CRC32 of every ``_CHUNK`` samples' records; ``add(x, y, z, crc)`` takes one sample
+    and carries ``crc`` on over its record."""
     found = []
+    crc = 0
     k = 0
     for i in range(0, len(samples), 3):
-        event = detector.update(samples[i], samples[i + 1], samples[i + 2])
-        struct.pack_into("<6i", block, 24 * k, event, *reading(detector))
+        crc = add(samples[i], samples[i + 1], samples[i + 2], crc)
         k += 1
         if k == _CHUNK:
-            found.append(crc32(block))
+            found.append(crc)
+            crc = 0
             k = 0
     if k:
-        found.append(crc32(memoryview(block)[: 24 * k]))
+        found.append(crc)
     return found
+
+
+def _detector_digests(detector, samples):
+    """The detector's digests, its records read straight from its slots: the chip's
+    comparison is over some 20,000 samples, and a record built value by value took six times
+    as long as the detector itself."""
+    slots = memoryview(detector.slots)
+    measures = slots[IMPULSE : BACKGROUND + 1]
+    still_and_state = slots[STILL : STATE + 1]
+    event = array("i", [0])
+    update = detector.update
+
+    def add(x, y, z, crc):
+        event[0] = update(x, y, z)
+        return crc32(still_and_state, crc32(measures, crc32(event, crc)))
+
+    return _digests(samples, add)
+
+
+def _reference_digests(reference, samples):
+    """The same digests of the plain reference, its records packed value by value."""
+    bias = _slot_bias()
+    record = bytearray(struct.calcsize(_RECORD))
+
+    def add(x, y, z, crc):
+        event = reference.update(x, y, z)
+        values = (reference.impulse, reference.lead, reference.background, reference.still)
+        biased = [value + bias for value in values]
+        struct.pack_into(_RECORD, record, 0, event, *biased, reference.state + bias)
+        return crc32(record, crc)
+
+    return _digests(samples, add)
 
 
 def test_a_press_cues_on_its_blow_and_pops_on_its_release():
