@@ -13,7 +13,12 @@ import pytest
 from test_device_link import mpremote_exec
 from upy_run import run_code
 
+from popdice.deploy.base_image import load_base
+from popdice.deploy.board_image import board_flash, filesystem_image, read_filesystem
+from popdice.deploy.files import FlashFile
 from popdice.devices.connect import connect_when_ready
+from popdice.devices.sim_registry import runtime_dir
+from popdice.sim.rp2040.core import FLASH_FILE
 from popdice.sim.supervisor import SimulatedPico
 
 pytestmark = pytest.mark.rp2040_tier
@@ -150,11 +155,11 @@ def test_the_firmware_logic_tests_pass_on_the_chips_own_micropython(modules, tmp
         made = "import json, test_press as t; print(json.dumps(t.reference_digests(t.CHIP_ROUNDS)))"
         digests.write_text(run_code(made))
         vectors.append(str(digests))
-    with SimulatedPico("popper", hold=("mode",), backend="rp2040") as sim:  # safe mode: REPL
-        mpremote(sim.port, "mkdir", ":/t", "+", "mkdir", ":/tests", "+", "mkdir", ":/tests/vectors")
-        upy = [str(TESTS / "upy" / name) for name in (*HELPERS, *modules)]
-        mpremote(sim.port, "cp", *upy, ":/t/")
-        mpremote(sim.port, "cp", *vectors, ":/tests/vectors/")
+    on_board = {f"t/{name}": TESTS / "upy" / name for name in (*HELPERS, *modules)}
+    on_board.update({f"tests/vectors/{Path(path).name}": Path(path) for path in vectors})
+    write_flash_with("popper", on_board, tmp_path)
+    # MODE held at boot: safe mode, the REPL free for mpremote
+    with SimulatedPico("popper", flash_dir=tmp_path, hold=("mode",), backend="rp2040") as sim:
         results = []
         for module in modules:
             run = (
@@ -167,6 +172,25 @@ def test_the_firmware_logic_tests_pass_on_the_chips_own_micropython(modules, tmp
     failed = [f"{m}::{r['test']}\n{r['error']}" for m, r in results if not r["ok"]]
     assert not failed, "\n".join(failed)
     assert len(results) >= ON_CHIP[modules]
+
+
+def write_flash_with(kind: str, extra: dict[str, Path], folder: Path) -> None:
+    """Writes ``flash.bin`` into ``folder``: a freshly flashed board of ``kind`` with the
+    ``extra`` files (board path: file here) in its filesystem too. Copied over the emulated
+    USB by mpremote, the logic tests took 7 s a run."""
+    base = load_base()
+    image = bytearray(board_flash(kind, base, runtime_dir()))
+    start, end = base.fs_offset, base.fs_offset + base.fs_size
+    staged = folder / "staged"
+    files = []
+    for target, contents in read_filesystem(bytes(image[start:end])).items():
+        source = staged / target
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_bytes(contents)
+        files.append(FlashFile(source, target))
+    files += [FlashFile(source, target) for target, source in extra.items()]
+    image[start:end] = filesystem_image(files, base.fs_size)
+    (folder / FLASH_FILE).write_bytes(image)
 
 
 def mpremote(port: str, *args: str, timeout: float = 120) -> str:
