@@ -105,12 +105,12 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def few_recordings(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Fewer minutes than tuning asks for (a fit on them takes half the time): for the tests
-    of where fits are made, not of what they find."""
+    """Half a minute, far less than tuning asks for (a fit on it takes about 3 s): for the
+    tests of where fits are made, not of what they find."""
     folder = tmp_path_factory.mktemp("few")
-    write_recording(folder, "presses", "presses", 71, 40.0)
-    write_recording(folder, "knocks", "knocks", 72, 12.0)
-    write_recording(folder, "handling", "handling", 73, 8.0)
+    write_recording(folder, "presses", "presses", 71, 20.0)
+    write_recording(folder, "knocks", "knocks", 72, 6.0)
+    write_recording(folder, "handling", "handling", 73, 4.0)
     return folder
 
 
