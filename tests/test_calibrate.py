@@ -15,6 +15,7 @@ from popdice.cli.main import main
 from popdice.devices.popper import DetectorSettings, Popper
 from popdice.sim.physics import trace
 from popdice.traces import calibrate_cli
+from popdice.traces import tune as tune_module
 from popdice.traces.calibrate_cli import STEPS, Step, calibrate
 from popdice.traces.files import write_labels, write_trace
 from popdice.traces.measured import defaults
@@ -29,14 +30,15 @@ def test_calibrate_records_each_step_fits_and_writes_the_popper(
     popper_dut, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     popper: Popper = popper_dut.client
-    # cross-validated over two stretches, not four: six fits instead of ten
+    # cross-validated over two stretches, not four: six fits instead of ten; and on less
+    # than tuning asks for (an hour's worth of fitting is the bench's): the test is of the
+    # steps, not of the fit's figures
     monkeypatch.setattr(calibrate_cli, "tune", functools.partial(tune, folds=2))
+    monkeypatch.setattr(tune_module, "check_enough", lambda _recordings, _where: None)
     asked: list[str] = []
 
     def model_recorder(_popper: Popper, step: Step, out: Path) -> None:
-        # About the least tuning takes (20 presses, 120 s): the test is of the steps, not of
-        # the fit's figures.
-        made = trace(KINDS[step.name], 40 + len(asked), 110.0 if step.prompt else 15.0)
+        made = trace(KINDS[step.name], 40 + len(asked), 40.0 if step.prompt else 8.0)
         write_trace(out, made)
         write_labels(out.with_name(out.name.replace(".csv", ".labels.json")), made)
 
@@ -56,7 +58,7 @@ def test_calibrate_records_each_step_fits_and_writes_the_popper(
     assert "fitted, cross-validated: recall" in out
     assert f"pops on the {written['settings']['pop_on']}: this dome's releases " in out
     assert "the popper's built-in detector on the same recordings: recall" in out
-    # asked only if the fit misses a target (on two and a half minutes, it does)
+    # asked only if the fit misses a target (on a minute, it does)
     assert len(questions) <= 1 and all(q.startswith("the fit misses ") for q in questions)
     assert sorted(p.name for p in keep.glob("*.csv")) == [
         "knocks.csv",
