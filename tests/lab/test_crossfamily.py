@@ -30,9 +30,10 @@ from popdice_lab.crossfamily import (
 )
 from popdice_lab.families import available, chosen, family
 
-# Small: the test is of what each fit saw, not of its figures (each pool holds five presses);
-# calibrations cross-validated over two folds, not four, to keep the fits few.
-TINY = Plan(1, 30.0, 15.0, 1, 40.0, 1, 30.0, 15.0, calibration_folds=2)
+# Small: the test is of what each fit saw, not of its figures (each pool holds five presses,
+# each calibration four to six, each evaluation two to five); calibrations cross-validated
+# over two folds, not four, to keep the fits few.
+TINY = Plan(1, 25.0, 10.0, 1, 30.0, 1, 25.0, 10.0, calibration_folds=2)
 FAMILIES = ("table", "springmass")
 # every family, every family but each, and each unit's two modes on everything and on
 # all but each of its folds
