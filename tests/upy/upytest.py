@@ -3,10 +3,10 @@
 Usage: micropython upytest.py [--list] PATH/test_x.py (or, where there is no sys.argv, as on
 a Pico: ``import upytest; upytest.main("PATH/test_x.py")``).
 Prints first ``tests: [...]``, the names it will run, in order (all, with ``--list``), then
-one JSON line per test:
-{"test", "ok", "error", "ms"} (``ms``: how long it ran); a test that returns a coroutine is run with asyncio. A test that
-tries to end the interpreter (``sys.exit``) fails, and the tests after it still run. The
-pytest collector in tests/upy/conftest.py starts this and reports each test as an item of
+one JSON line per test: {"test", "ok", "error", "ms"} (``ms``: how long it ran, in the
+interpreter's ticks). A test that returns a coroutine is run with asyncio. A test that tries
+to end the interpreter (``sys.exit``) fails, and the tests after it still run. The pytest
+collector in tests/upy/conftest.py starts this and reports each test as an item of
 its own; a listed test with no line (the interpreter died) is reported as failed.
 """
 
