@@ -21,12 +21,27 @@ from pathlib import Path
 import platformdirs
 
 from ..errors import SimulatorError
+from ..kinds import KINDS
 
 SIM_DIR_ENV = "POPDICE_SIM_DIR"
 # sun_path, less its terminating NUL: 108 bytes on Linux, 104 on macOS and the BSDs
 SOCKET_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
-# the longest path a simulator gives a socket in the folder
-LONGEST_SOCKET = len("/sim-handheld-0123456789abcdef/control.sock")
+# a running simulator's sockets, in its own folder (``sim_name``) in the simulators' folder
+CONTROL_SOCKET = "control.sock"
+HARDWARE_SOCKET = "hw.sock"
+
+
+def sim_name(kind: str, device_id: str) -> str:
+    """A running simulator's name: its folder's, its registry entry's, its thread's."""
+    return f"sim-{kind}-{device_id}"
+
+
+# the longest path, from the simulators' folder on, that a simulator gives a socket
+LONGEST_SOCKET = max(
+    len(f"/{sim_name(kind, '0' * 16)}/{socket}")
+    for kind in KINDS
+    for socket in (CONTROL_SOCKET, HARDWARE_SOCKET)
+)
 
 
 @dataclass(frozen=True)
@@ -72,7 +87,7 @@ def default_dir() -> Path:
 
 
 def _entry_path(kind: str, device_id: str) -> Path:
-    return runtime_dir() / f"sim-{kind}-{device_id}.json"
+    return runtime_dir() / f"{sim_name(kind, device_id)}.json"
 
 
 def _alive(pid: int) -> bool:

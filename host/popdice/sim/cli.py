@@ -23,10 +23,10 @@ from ..console.arguments import file_name, folder_name, output_file
 from ..console.messages import one_line
 from ..errors import PopdiceError, SimulatorError
 from ..files import output_target, write_replacing
+from ..kinds import KINDS
 from . import protocol, render
 from .control import SimControl
 from .supervisor import SimulatedPico
-from .wiring import KINDS
 
 _CLEAR = "\x1b[H\x1b[2J"
 

@@ -82,10 +82,10 @@ class SimulatedPico:
             wiring.button_pin(kind, button)
         self._explicit_flash = Path(flash_dir) if flash_dir is not None else None
         runtime = sim_registry.runtime_dir()
-        self._sim_dir = runtime / f"sim-{kind}-{device_id}"
+        self._sim_dir = runtime / sim_registry.sim_name(kind, device_id)
         self.port = str(runtime / f"tty-{kind}-{device_id}")
-        self.control_path = str(self._sim_dir / "control.sock")
-        self._hardware_path = str(self._sim_dir / "hw.sock")
+        self.control_path = str(self._sim_dir / sim_registry.CONTROL_SOCKET)
+        self._hardware_path = str(self._sim_dir / sim_registry.HARDWARE_SOCKET)
         for path in (self.control_path, self._hardware_path):
             if len(path.encode()) > sim_registry.SOCKET_PATH_MAX:
                 raise SimulatorError(
@@ -125,7 +125,7 @@ class SimulatedPico:
         self._thread = threading.Thread(
             target=self._supervise,
             args=(paths, micropython, started),
-            name=f"sim-{self.kind}-{self.device_id}",
+            name=sim_registry.sim_name(self.kind, self.device_id),
             daemon=True,
         )
         self._thread.start()

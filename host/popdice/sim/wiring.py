@@ -9,8 +9,7 @@ these numbers and the shims' equal to theirs.
 from __future__ import annotations
 
 from ..errors import SimulatorError
-
-KINDS = ("popper", "handheld")
+from ..kinds import KINDS
 
 # Buttons close to ground: pressed reads 0 on a pin with its pull-up on.
 BUTTONS: dict[str, dict[str, int]] = {
