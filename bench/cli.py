@@ -22,7 +22,6 @@ tar -x -C DIR`), each of its rows marked "(baseline)".
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -36,6 +35,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from popdice_lab.bench import parser as bench_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -221,7 +222,7 @@ def report(commands: list[Timed], closing: dict[str, list[float]], runs: int) ->
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
+    parser = bench_parser(__doc__)
     parser.add_argument("--runs", type=int, default=20, help="runs of each command (20)")
     parser.add_argument("--port", help="a device to use instead of a simulated popper")
     parser.add_argument("--baseline", metavar="DIR", help="a source tree to time beside this")

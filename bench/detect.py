@@ -46,7 +46,6 @@ How detections are matched to labels: popdice/traces/scoring.py.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
@@ -69,6 +68,7 @@ from popdice.traces.scoring import (
 )
 from popdice.traces.trace import Trace, main_blows_ms
 from popdice.traces.tune import MOST_JOBS, Recording, Tuner, cost, worker_processes
+from popdice_lab.bench import parser as bench_parser
 from popdice_lab.causes import Causes, attribute
 from popdice_lab.crossfamily import (
     QUICK,
@@ -201,7 +201,7 @@ def figures_line(result: Score) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
+    parser = bench_parser(__doc__)
     parser.add_argument(
         "--corpus", nargs="?", const=str(HERE / "corpus"), help="score the fixed corpus instead"
     )

@@ -15,7 +15,6 @@ on units none of this saw.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -24,6 +23,7 @@ from pathlib import Path
 from popdice.console.arguments import whole_number
 from popdice.traces.trace import driver_mg, main_blows_ms
 from popdice.traces.tune import Recording, Tuner, cost
+from popdice_lab.bench import parser as bench_parser
 from popdice_lab.crossfamily import POOL_UNITS_FROM
 from popdice_lab.families import chosen, family
 
@@ -72,7 +72,7 @@ def module_text(settings: dict, fitted: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
+    parser = bench_parser(__doc__)
     parser.add_argument("--families", default=ON_A_TABLE, help=f"default {ON_A_TABLE}")
     parser.add_argument("--units", type=whole_number(1, 20), default=3, help="per family")
     parser.add_argument("--write", action="store_true", help=f"write {OUT.relative_to(ROOT)}")

@@ -15,7 +15,6 @@ the unix port p99 under 5 ms and at least 1,000 frames/s; on the RP2040 p99 unde
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -23,6 +22,7 @@ from contextlib import ExitStack
 
 from popdice import connect
 from popdice.devices.link import Event
+from popdice_lab.bench import parser as bench_parser
 
 TARGETS = {"sim": (5.0, 1000), "rp2040": (10.0, None), "port": (5.0, 1000)}
 DEFAULT_COUNTS = {"sim": (2000, 5000), "rp2040": (300, 400), "port": (2000, 5000)}
@@ -102,7 +102,7 @@ class EmulatedClock:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
+    parser = bench_parser(__doc__)
     where_group = parser.add_mutually_exclusive_group()
     where_group.add_argument("--port", help="a real board's port")
     where_group.add_argument(

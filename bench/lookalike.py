@@ -45,7 +45,6 @@ Needs numpy (`make bench-lookalike` installs it: requirements/analysis.txt).
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import math
 import sys
@@ -59,6 +58,7 @@ except ImportError:
 
 from popdice.traces.scoring import TARGET_FALSE_PER_HOUR
 from popdice.traces.tune import Recording
+from popdice_lab.bench import parser as bench_parser
 from popdice_lab.crossfamily import MOST_UNITS, Plan, bench_plan, make_family
 from popdice_lab.families import chosen
 from popdice_lab.visibility import HORIZON_SAMPLES
@@ -174,7 +174,7 @@ def recall_bound(matches: list[set[tuple[int, int, int]]], allowance: int) -> fl
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("--families", help="comma-separated (default: every family)")
     parser.add_argument(
         "--window",

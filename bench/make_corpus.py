@@ -16,12 +16,12 @@ corpus, none of whose traces the detector was tuned on.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 from popdice.sim.physics import trace
 from popdice.traces.files import write_labels, write_trace
+from popdice_lab.bench import parser as bench_parser
 
 SECONDS = 300.0
 # kind: how many five-minute traces (seeds 1, 2, ..., or from --first-seed on)
@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
+    parser = bench_parser(__doc__)
     parser.add_argument("--out", default=str(HERE / "corpus"), help="where (bench/corpus)")
     parser.add_argument("--scale", type=int, default=1, help="traces per kind, times N (1)")
     parser.add_argument(

@@ -29,6 +29,7 @@ from popdice.traces.scoring import percentile, score
 from popdice.traces.trace import driver_mg
 from popdice.traces.tune import read_config
 from popdice_fw.builtin_settings import BUILT_IN
+from popdice_lab.bench import parser as bench_parser
 
 
 def pops(samples_g: list[tuple[float, float, float]], settings: dict) -> list[int]:
@@ -75,7 +76,7 @@ def measure(args: argparse.Namespace, settings: dict[str, Any]) -> dict[str, Any
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
+    parser = bench_parser(__doc__)
     parser.add_argument("--presses", type=whole_number(1, 100_000), default=200)
     parser.add_argument("--first-seed", type=int, default=5001, help="5001: held out")
     parser.add_argument("--noise-mg", type=float, help="the part's noise, rms (default 3)")

@@ -30,7 +30,6 @@ emulated seconds per wall second). Exit code 1 if a target is missed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -45,6 +44,7 @@ from popdice.sim.physics import scenes
 from popdice.sim.supervisor import SimulatedPico
 from popdice.traces.scoring import percentile
 from popdice.traces.trace import main_blows_ms
+from popdice_lab.bench import parser as bench_parser
 
 REST = (0.0, 0.0, 1.0)
 STREAM_S = 60
@@ -209,7 +209,7 @@ def missed_targets(figures: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
+    parser = bench_parser(__doc__)
     parser.add_argument("--presses", type=int, default=20, help="presses to pop (20)")
     parser.add_argument(
         "--first-seed", type=int, default=5001, help="of the press traces (5001: held out)"

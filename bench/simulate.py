@@ -10,13 +10,13 @@ of the runs with the fastest and slowest beside it. Target: Lowdown at least 500
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
 
 from popdice.games.catalog import GAMES
 from popdice.games.simulate import simulate
+from popdice_lab.bench import parser as bench_parser
 
 TARGETS = {"lowdown": 500.0}
 """Games per second each game must reach; a game not listed has no target."""
@@ -36,7 +36,7 @@ def measure(game: str, players: int, games: int, runs: int) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
+    parser = bench_parser(__doc__)
     parser.add_argument("--games", type=int, default=300, help="games a run (default 300)")
     parser.add_argument("--runs", type=int, default=3, help="runs, seeds 1..R (default 3)")
     parser.add_argument("--players", type=int, default=4, help="players (default 4)")
