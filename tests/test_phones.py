@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import stat
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -27,6 +28,7 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from table_support import FakeHandheld, FakePopper
 from test_table_lowdown import TURNS, game_handheld, game_popper, play, start, table
+from textual.widgets import Static
 
 from popdice.errors import PopdiceError
 from popdice.phones.cli import served_app
@@ -157,6 +159,66 @@ def test_two_phones_play_a_turn_each_for_their_own_player_only(journal: Journal)
     moves = [e.data["move"] for e in journal.entries(session.game_id) if e.kind == "move"]
     assert [(m["type"], m["seat"]) for m in moves] == [("write", 0), ("write", 1)]
     assert host.table is referee
+
+
+def test_a_renewed_token_closes_its_seats_pages_and_the_new_one_opens_it(
+    journal: Journal,
+) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    client, tokens, host = served(journal, session)
+    old = tokens.by_seat[0]
+    with (
+        client.websocket_connect(f"/ws/{old}") as ann,
+        client.websocket_connect(f"/ws/{tokens.by_seat[1]}") as bob,
+    ):
+        receive_page(ann)
+        receive_page(bob)
+        new = tokens.renew(0)
+        host.changed()  # as the table's server does after a renewal
+        with pytest.raises(WebSocketDisconnect) as closed:
+            receive_page(ann)
+        assert closed.value.code == 4403 and "replaced at the table" in str(closed.value.reason)
+        assert "mine" in receive_page(bob)  # the other seat's page was told, and stays
+    assert new != old and tokens.seat_of(new) == 0 and tokens.seat_of(old) is None
+    assert client.get(f"/p/{old}").status_code == 403 and close_code(client, old) == 4403
+    session.press_dome()
+    with client.websocket_connect(f"/ws/{new}") as again:
+        assert receive_page(again)["dice"]["numbers"] == [1, 6]
+    kept = journal.path.parent / "phones" / f"{session.game_id}.json"
+    assert stat.S_IMODE(os.stat(kept).st_mode) == 0o600
+    resumed = Tokens.for_game(journal.path.parent, session.game_id, 2)
+    assert resumed.by_seat == [new, tokens.by_seat[1]]  # a resumed game keeps the new one
+
+
+def test_the_served_tables_renewal_gives_a_new_address_the_server_knows(
+    journal: Journal,
+) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    with ExitStack() as stack:
+        app = served_app(stack, session, argparse.Namespace(address="127.0.0.1", port=0), {})
+        assert app.renew is not None
+        before = app.urls[1]
+        after = app.renew(1)
+        assert after != before and after.rsplit("/", 1)[0] == before.rsplit("/", 1)[0]
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(before, timeout=10)
+        assert refused.value.code == 403
+        with urllib.request.urlopen(after, timeout=10) as page:
+            assert page.status == 200
+
+
+def test_a_page_renewed_while_it_sends_a_move_has_it_refused(journal: Journal) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    client, tokens, _host = served(journal, session)
+    with client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as ann:
+        receive_page(ann)
+        tokens.renew(0)  # no change told to the pages: the move itself finds it out
+        ann.send_json({"kind": "action", "action": "done"})
+        with pytest.raises(WebSocketDisconnect) as closed:
+            while True:
+                ann.receive_json()
+        assert closed.value.code == 4403
+    assert not [e for e in journal.entries(session.game_id) if e.kind == "move"]
 
 
 def test_a_page_opened_again_mid_turn_shows_the_game_as_it_is(journal: Journal) -> None:
@@ -393,6 +455,8 @@ def test_the_served_table_shows_the_qr_codes_and_plays_a_phones_move_on_its_thre
             assert code.bottom <= SIZE[1]
             await pilot.press("right")
             assert urls[1] in str(app.screen.query_one("#url").render())
+            await pilot.press("r")  # no renewal given: the codes stay
+            assert urls[1] in str(app.screen.query_one("#url").render())
             await pilot.press("escape")
             await pilot.press("f2", "f3")
             referee = table(session)
@@ -428,6 +492,40 @@ def test_the_served_table_shows_the_qr_codes_and_plays_a_phones_move_on_its_thre
         gc.collect()
     assert refused == ["the table has closed"]
     assert not [w for w in caught if "never awaited" in str(w.message)]
+
+
+def test_r_on_the_qr_codes_gives_the_shown_player_a_new_code(journal: Journal) -> None:
+    import asyncio
+
+    from test_table_app import SIZE
+
+    from popdice.phones.app import ServedTableApp
+    from popdice.phones.screen import PhonesScreen
+
+    session = start(journal, game_popper(), game_handheld())
+    urls = ["http://192.0.2.7:8765/p/" + "a" * 32, "http://192.0.2.7:8765/p/" + "b" * 32]
+    renewed: list[int] = []
+
+    def renew(seat: int) -> str:
+        renewed.append(seat)
+        return "http://192.0.2.7:8765/p/" + "c" * 32
+
+    async def play() -> None:
+        app = ServedTableApp(session, urls=list(urls), renew=renew)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, PhonesScreen)
+            assert "R: a new code" in str(app.screen.query(Static).last().render())
+            await pilot.press("right", "r")
+            assert renewed == [1]
+            assert "c" * 32 in str(app.screen.query_one("#url").render())
+            await pilot.press("left")
+            assert urls[0] in str(app.screen.query_one("#url").render())
+            await pilot.press("right")  # the new code is the one shown again
+            assert "c" * 32 in str(app.screen.query_one("#url").render())
+            assert app.urls[1].endswith("c" * 32)
+
+    asyncio.run(play())
 
 
 def test_a_page_of_a_table_that_has_closed_is_told_so(journal: Journal) -> None:

@@ -19,9 +19,17 @@ from .screen import PhonesScreen
 class ServedTableApp(TableApp):
     BINDINGS = [*TableApp.BINDINGS, Binding("f6", "phones", "Phones", priority=True)]
 
-    def __init__(self, *args: Any, urls: list[str], **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        urls: list[str],
+        renew: Callable[[int], str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """``urls``: each seat's page; ``renew(seat)``: a new one for the seat (F6, R)."""
         super().__init__(*args, **kwargs)
         self.urls = urls
+        self.renew = renew
         self.host = TableHost(self.session, run=self.run_here, after_move=self.report)
 
     def run_here(self, function: Callable[[], Any]) -> Any:
@@ -39,8 +47,11 @@ class ServedTableApp(TableApp):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.push_screen(PhonesScreen(self.session.referee.players, self.urls))
+        self.push_screen(self.phones_screen())
+
+    def phones_screen(self) -> PhonesScreen:
+        return PhonesScreen(self.session.referee.players, self.urls, self.renew)
 
     def action_phones(self) -> None:
         if not isinstance(self.screen, PhonesScreen):
-            self.push_screen(PhonesScreen(self.session.referee.players, self.urls))
+            self.push_screen(self.phones_screen())

@@ -39,6 +39,7 @@ def served_app(
     log = folder / "phones" / "server.log"
     server = PhoneServer(app.host, tokens, address, port, listening=listening, log=log)
     app.urls = [server.url(seat) for seat in range(len(referee.players))]
+    app.renew = server.renew
     stack.enter_context(server)
     session.note(f"phones served at http://{server.address}:{server.port} (F6: the QR codes)")
     return app

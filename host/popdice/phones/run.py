@@ -130,6 +130,7 @@ class PhoneServer:
         listening: socket.socket | None = None,
         log: Path | None = None,
     ) -> None:
+        self.host = host
         self.tokens = tokens
         self.limits = limits or Limits()
         self.socket = listening or listening_socket(address, port)
@@ -161,6 +162,12 @@ class PhoneServer:
 
     def url(self, seat: int) -> str:
         return f"http://{self.netloc}/p/{self.tokens.by_seat[seat]}"
+
+    def renew(self, seat: int) -> str:
+        """A new address for ``seat``'s page; the pages open under the old one close."""
+        self.tokens.renew(seat)
+        self.host.changed()  # every page looks again: the seat's old ones find they are not
+        return self.url(seat)
 
     def start(self) -> PhoneServer:
         """Starts serving; a phone that connects before the server's loop runs waits in the

@@ -1,7 +1,11 @@
 """The laptop's screen of the phones' QR codes (F6): one player's at a time, with their name
-and their page's address; left and right (or Tab) go to the next player, Esc closes."""
+and their page's address; left and right (or Tab) go to the next player, R gives the player
+a new code (the pages open under the old one close: a lost phone, a page someone else
+opened), Esc closes."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,11 +28,15 @@ class PhonesScreen(ModalScreen[None]):
         Binding("escape,f6,q", "dismiss", "close"),
         Binding("right,tab,n", "next(1)", "next player"),
         Binding("left,shift+tab,p", "next(-1)", "previous player"),
+        Binding("r", "renew", "a new code"),
     ]
 
-    def __init__(self, players: list[str], urls: list[str]) -> None:
+    def __init__(
+        self, players: list[str], urls: list[str], renew: Callable[[int], str] | None = None
+    ) -> None:
+        """``renew(seat)``: a new address for the seat's page (none: the codes stay)."""
         super().__init__()
-        self.players, self.urls = players, urls
+        self.players, self.urls, self.renew = players, urls, renew
         self.seat = 0
 
     def compose(self) -> ComposeResult:
@@ -36,6 +44,8 @@ class PhonesScreen(ModalScreen[None]):
             yield Static(id="who", markup=False)
             yield Static(id="code")
             yield Static(id="url", markup=False)
+            if self.renew is not None:
+                yield Static("R: a new code for this player (the old one stops working)")
 
     def on_mount(self) -> None:
         self.show_seat()
@@ -48,6 +58,11 @@ class PhonesScreen(ModalScreen[None]):
         )
         self.query_one("#code", Static).update(qr_text(self.urls[self.seat]))
         self.query_one("#url", Static).update(self.urls[self.seat])
+
+    def action_renew(self) -> None:
+        if self.renew is not None:
+            self.urls[self.seat] = self.renew(self.seat)
+            self.show_seat()
 
     def action_next(self, step: int) -> None:
         self.seat = (self.seat + step) % len(self.players)

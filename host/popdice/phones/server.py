@@ -3,7 +3,8 @@ updates and its moves.
 
 - ``GET /p/TOKEN``: the page (plain HTML, CSS and a small script from ``page/``, nothing
   fetched from elsewhere); a token that is no player's gets 403, and its websocket is
-  closed with 4403 (accepted first, so that the page's script sees the code).
+  closed with 4403 (accepted first, so that the page's script sees the code); so is a
+  page open under a token renewed at the table since.
 - ``/ws/TOKEN``: the server sends the player's page as JSON at once and after every change
   of the game; the page sends moves, each at most ``Limits.message`` bytes and at most
   ``Limits.per_second`` a second on average (a burst of ``Limits.burst``), counted for the
@@ -22,6 +23,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
@@ -48,6 +50,7 @@ POLICY = (
 )
 FILES = {"app.js": "text/javascript", "app.css": "text/css"}
 FORBIDDEN = "this page is not yours: ask for your own QR code"
+RENEWED = "this page's code was replaced at the table: scan the new one"
 INTERNAL_ERROR = {"accepted": False, "text": "the table could not take that (internal error)"}
 
 log = logging.getLogger(__name__)
@@ -87,12 +90,12 @@ class Allowance:
 
 
 class Hub:
-    """The open pages, and word to each when the game changes (from any thread); and each
-    player's allowance of messages, kept while their pages come and go."""
+    """The open pages, and word to each when the game changes (from any thread, to the loop
+    each page is served on); and each player's allowance of messages, kept while their pages
+    come and go."""
 
     def __init__(self, limits: Limits) -> None:
-        self.pages: dict[int, set[asyncio.Event]] = {}
-        self.loop: asyncio.AbstractEventLoop | None = None
+        self.pages: dict[int, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
         self.limits = limits
         self.allowances: dict[int, Allowance] = {}
 
@@ -101,16 +104,14 @@ class Hub:
 
     def count(self, seat: int | None = None) -> int:
         if seat is None:
-            return sum(len(events) for events in self.pages.values())
+            return sum(len(pages) for pages in self.pages.values())
         return len(self.pages.get(seat, ()))
 
     def changed(self) -> None:
-        loop = self.loop
-        if loop is None or loop.is_closed():
-            return
-        for events in list(self.pages.values()):
-            for event in list(events):
-                loop.call_soon_threadsafe(event.set)
+        for pages in list(self.pages.values()):
+            for loop, event in list(pages):
+                with contextlib.suppress(RuntimeError):  # its loop closed: the page is gone
+                    loop.call_soon_threadsafe(event.set)
 
 
 def make_app(
@@ -136,7 +137,8 @@ def make_app(
         return Response(_file(name), media_type=FILES[name], headers=headers)
 
     async def socket(websocket: WebSocket) -> None:
-        seat = tokens.seat_of(str(websocket.path_params["token"]))
+        token = str(websocket.path_params["token"])
+        seat = tokens.seat_of(token)
         await websocket.accept()  # refused after, else a browser sees no close code
         if seat is None:
             await websocket.close(code=4403, reason=FORBIDDEN)
@@ -144,17 +146,21 @@ def make_app(
         if hub.count(seat) >= limits.pages_per_player or hub.count() >= limits.pages:
             await websocket.close(code=4429, reason="too many pages open: close one and reload")
             return
-        hub.loop = asyncio.get_running_loop()
         event = asyncio.Event()
-        hub.pages.setdefault(seat, set()).add(event)
+        entry = (asyncio.get_running_loop(), event)
+        hub.pages.setdefault(seat, set()).add(entry)
         try:
-            await _serve(websocket, host, seat, event, limits, hub.allowance(seat))
+
+            def yours() -> bool:  # until the seat's token is renewed
+                return tokens.seat_of(token) == seat
+
+            await _serve(websocket, host, seat, event, limits, hub.allowance(seat), yours)
         except WebSocketDisconnect:
             pass
         except PopdiceError as error:  # the table has closed under the page
             await websocket.close(code=1011, reason=str(error))
         finally:
-            hub.pages[seat].discard(event)
+            hub.pages[seat].discard(entry)
 
     return Starlette(
         routes=[
@@ -180,9 +186,11 @@ async def _serve(
     event: asyncio.Event,
     limits: Limits,
     allowance: Allowance,
+    yours: Callable[[], bool],
 ) -> None:
     """One page: its updates and its moves (each taken from the player's ``allowance``),
-    until it goes or breaks a limit. Its replies and its updates are sent one at a time (a
+    until it goes, breaks a limit or its token is renewed at the table (``yours`` says
+    whether it still opens the seat). Its replies and its updates are sent one at a time (a
     websocket takes one message at once)."""
     sending = asyncio.Lock()
     await _send_page(websocket, host, seat, sending)
@@ -192,6 +200,9 @@ async def _serve(
             while True:
                 await event.wait()
                 event.clear()
+                if not yours():
+                    await websocket.close(code=4403, reason=RENEWED)
+                    return
                 await _send_page(websocket, host, seat, sending)
         except Exception:  # a page must not go on without its updates: it connects again
             with contextlib.suppress(Exception):
@@ -217,6 +228,9 @@ async def _serve(
                 message = json.loads(text)
             except (ValueError, RecursionError):  # RecursionError: nested too deep
                 message = None
+            if not yours():
+                await websocket.close(code=4403, reason=RENEWED)
+                return
             try:
                 reply = await anyio.to_thread.run_sync(host.play, seat, message)
             except PopdiceError:  # the table has closed

@@ -53,7 +53,8 @@ Enter and Esc) or by typing commands. With --serve (Lowdown, the phones extra: p
 'popdice[phones]') the laptop also serves each player's own board as a web page on the
 local network, at the address the laptop reaches its router by unless --address names
 another, and shows one QR code per player (F6): its address holds a random token of that
-player's, the only key to their page. Without --serve nothing listens.
+player's, the only key to their page (R there gives the player shown a new one, closing
+the pages opened with the old). Without --serve nothing listens.
 
 keys at the table: F1 help (every command, with examples) · F2 press the dome ·
 F3 ROLL and F4 REVEAL on the handheld · F5 knock the table · F6 the phones' QR codes ·
