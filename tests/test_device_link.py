@@ -22,7 +22,7 @@ pytestmark = pytest.mark.rp2040_tier
 
 
 def complaint(client) -> str:
-    code, _ = client.link.complaints.get(timeout=2.0)
+    code, _ = client.link.complaints.get(timeout=10.0)
     return code
 
 

@@ -87,7 +87,7 @@ class Rig:
     async def stop(self):
         """Ends every task of the app, so that none outlives its test."""
         self.app.link.stop()
-        await asyncio.wait_for_ms(self.link_task, 1000)
+        await asyncio.wait_for_ms(self.link_task, WAIT_MS)
         self.app.link.supervisor.cancel_all()
         for pin in (ROLL, PEEK, REVEAL):
             _simhw.drive(pin, None)

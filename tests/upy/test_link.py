@@ -135,7 +135,7 @@ async def test_stop_ends_run_after_the_last_reply():
     h = Harness()
     await h.hello()
     h.link.stop()
-    await asyncio.wait_for_ms(h.task, 1000)
+    await asyncio.wait_for_ms(h.task, 10000)
     assert h.port.frames[-1]["t"] == "hello"
 
 
