@@ -506,7 +506,11 @@ def test_r_on_the_qr_codes_gives_the_shown_player_a_new_code(journal: Journal) -
     urls = ["http://192.0.2.7:8765/p/" + "a" * 32, "http://192.0.2.7:8765/p/" + "b" * 32]
     renewed: list[int] = []
 
+    failing: list[bool] = []
+
     def renew(seat: int) -> str:
+        if failing:
+            raise PopdiceError("cannot write phones/1.json: No space left on device")
         renewed.append(seat)
         return "http://192.0.2.7:8765/p/" + "c" * 32
 
@@ -524,6 +528,11 @@ def test_r_on_the_qr_codes_gives_the_shown_player_a_new_code(journal: Journal) -
             await pilot.press("right")  # the new code is the one shown again
             assert "c" * 32 in str(app.screen.query_one("#url").render())
             assert app.urls[1].endswith("c" * 32)
+            failing.append(True)
+            await pilot.press("r")  # the new token cannot be kept: the old code stays
+            await pilot.pause()
+            assert "c" * 32 in str(app.screen.query_one("#url").render())
+            assert any("cannot write" in str(n.message) for n in app._notifications)
 
     asyncio.run(play())
 

@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..errors import PopdiceError
 from ..table.names import literal
 from .qr import qr_text
 
@@ -60,9 +61,14 @@ class PhonesScreen(ModalScreen[None]):
         self.query_one("#url", Static).update(self.urls[self.seat])
 
     def action_renew(self) -> None:
-        if self.renew is not None:
+        if self.renew is None:
+            return
+        try:
             self.urls[self.seat] = self.renew(self.seat)
-            self.show_seat()
+        except PopdiceError as error:  # the new token could not be kept: the old one stays
+            self.notify(str(error), title="no new code", severity="error")
+            return
+        self.show_seat()
 
     def action_next(self, step: int) -> None:
         self.seat = (self.seat + step) % len(self.players)
