@@ -1,8 +1,8 @@
 """The phones' pages in a real headless Chromium (Debian's, driven by Playwright), against
 the real server: two phones and the laptop play a Lowdown turn at once and the journal has
-each move; a wrong token's page says so, and so does a page too many; a phone that reloads
-mid-turn plays on; and nothing of the hidden pair is in another player's page or websocket
-traffic before its reveal.
+each move; a wrong token's page says so, and so do a page too many and a page whose code
+was renewed at the table; a phone that reloads mid-turn plays on; and nothing of the hidden
+pair is in another player's page or websocket traffic before its reveal.
 
 Skipped, saying why, where no browser can be had (``make browser`` installs Debian's
 chromium); ``POPDICE_REQUIRE_BROWSER=1`` (CI) makes that a failure.
@@ -175,6 +175,19 @@ def test_a_page_too_many_says_so_and_does_not_try_again(browser: Browser, game: 
         open_phone(browser, game, 0, []).get_by_text("press the dome").first.wait_for()
     extra = open_phone(browser, game, 0, [])
     extra.get_by_text("too many pages open: close one and reload").wait_for(timeout=10_000)
+
+
+def test_a_page_whose_code_is_renewed_says_so_and_the_new_code_plays(
+    browser: Browser, game: Game
+) -> None:
+    old = open_phone(browser, game, 0, [])
+    old.get_by_text("press the dome").first.wait_for()
+    game.server.renew(0)  # F6, R at the laptop
+    old.get_by_text("this page's code was replaced at the table").wait_for(timeout=10_000)
+    new = open_phone(browser, game, 0, [])
+    new.get_by_text("press the dome").first.wait_for()
+    old.reload()  # the old address opens nothing any more
+    assert "this page is not yours" in old.content()
 
 
 def tap(page: Page, move: dict[str, Any]) -> None:
