@@ -40,7 +40,7 @@ KEYS = Section(
         ("F3", "ROLL on the handheld"),
         ("F4", "REVEAL on the handheld"),
         ("F5", "knock the table (simulated popper: a knock must not pop)"),
-        ("F6", "the phones' QR codes (popdice table lowdown --serve)"),
+        ("F6", "the phones' QR codes (popdice table lowdown --serve); R there: a new code"),
         ("Enter", "play the command typed below, or the chip or box that has the keyboard"),
         ("Tab, arrows, Esc", "move between boards and chips; move on a board; go back"),
         ("Ctrl+Q", "quit (the game is saved as it goes: popdice table --resume goes on with it)"),
