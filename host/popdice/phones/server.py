@@ -146,14 +146,14 @@ def make_app(
         if hub.count(seat) >= limits.pages_per_player or hub.count() >= limits.pages:
             await websocket.close(code=4429, reason="too many pages open: close one and reload")
             return
+
+        def yours() -> bool:  # until the seat's token is renewed
+            return tokens.seat_of(token) == seat
+
         event = asyncio.Event()
         entry = (asyncio.get_running_loop(), event)
         hub.pages.setdefault(seat, set()).add(entry)
         try:
-
-            def yours() -> bool:  # until the seat's token is renewed
-                return tokens.seat_of(token) == seat
-
             await _serve(websocket, host, seat, event, limits, hub.allowance(seat), yours)
         except WebSocketDisconnect:
             pass
