@@ -14,10 +14,10 @@ from test_device_link import mpremote_exec
 from upy_run import run_code
 
 from popdice.deploy.base_image import load_base
-from popdice.deploy.board_image import board_flash, filesystem_image, read_filesystem
-from popdice.deploy.files import FlashFile
+from popdice.deploy.board_image import filesystem_image, flash_image
+from popdice.deploy.files import FlashFile, compiled_files
+from popdice.deploy.uf2 import Segment
 from popdice.devices.connect import connect_when_ready
-from popdice.devices.sim_registry import runtime_dir
 from popdice.sim.rp2040.core import FLASH_FILE
 from popdice.sim.supervisor import SimulatedPico
 
@@ -175,22 +175,14 @@ def test_the_firmware_logic_tests_pass_on_the_chips_own_micropython(modules, tmp
 
 
 def write_flash_with(kind: str, extra: dict[str, Path], folder: Path) -> None:
-    """Writes ``flash.bin`` into ``folder``: a freshly flashed board of ``kind`` with the
-    ``extra`` files (board path: file here) in its filesystem too. Copied over the emulated
-    USB by mpremote, the logic tests took 7 s a run."""
+    """Writes ``flash.bin`` into ``folder``: a freshly flashed board of ``kind`` (as
+    ``board_segments`` lays it out) with the ``extra`` files (board path: file here) in its
+    filesystem too. Copied over the emulated USB by mpremote, the logic tests took 7 s a run."""
     base = load_base()
-    image = bytearray(board_flash(kind, base, runtime_dir()))
-    start, end = base.fs_offset, base.fs_offset + base.fs_size
-    staged = folder / "staged"
-    files = []
-    for target, contents in read_filesystem(bytes(image[start:end])).items():
-        source = staged / target
-        source.parent.mkdir(parents=True, exist_ok=True)
-        source.write_bytes(contents)
-        files.append(FlashFile(source, target))
+    files = compiled_files(kind, folder / "compiled")
     files += [FlashFile(source, target) for target, source in extra.items()]
-    image[start:end] = filesystem_image(files, base.fs_size)
-    (folder / FLASH_FILE).write_bytes(image)
+    filesystem = Segment(base.fs_address, filesystem_image(files, base.fs_size))
+    (folder / FLASH_FILE).write_bytes(flash_image([*base.segments, filesystem]))
 
 
 def mpremote(port: str, *args: str, timeout: float = 120) -> str:
