@@ -64,7 +64,8 @@ def _upytest(path: Path, *flags: str, timeout: float) -> subprocess.CompletedPro
         return subprocess.run(
             [*micropython_command(), str(RUNNER), *flags, str(path)],
             capture_output=True,
-            text=True,
+            encoding="utf-8",
+            errors="replace",  # one test's stray bytes must not hide the others
             env=env,
             timeout=timeout,
             cwd=ROOT,
@@ -77,7 +78,8 @@ def run_code(code: str, timeout: float = 120) -> str:
     proc = subprocess.run(
         [*micropython_command(), "-c", code],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
+        errors="replace",
         env=_upy_env(),
         timeout=timeout,
         cwd=ROOT,
