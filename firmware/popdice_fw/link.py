@@ -20,7 +20,8 @@
   the session's events): the work is cancelled and its unacknowledged events are withdrawn
   from the outbox, so that nobody gets them and they do not fill it. Events nobody started
   (a button, a pop) are kept.
-- A frame that cannot be read gets an error frame; nothing a host sends stops the link:
+- A frame that cannot be read gets an error frame (its text always UTF-8, whatever of the
+  host's it quotes); nothing a host sends stops the link:
   the reader, writer and retransmitter run under a ``Supervisor``, which starts a task that
   raised again and counts it.
 """
@@ -55,6 +56,15 @@ _TASKS = (
     ("link retransmitter", "_retransmitter"),
     ("link reader", "_reader"),
 )
+
+
+def _as_text(text):
+    """``text`` with each lone surrogate (a host's ``\\ud800``, which MicroPython keeps as
+    bytes that are not UTF-8) made a ``?``: an error may quote what the host sent."""
+    for char in text:
+        if 0xD800 <= ord(char) <= 0xDFFF:
+            return "".join("?" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+    return text
 
 
 class CommandError(Exception):
@@ -278,7 +288,7 @@ class Link:
             return self._error_frame(message.get("s"), error.code, error.message)
 
     def _error_frame(self, seq, code, text):
-        message = {"t": "err", "d": self.session, "code": code, "msg": text[:200]}
+        message = {"t": "err", "d": self.session, "code": code, "msg": _as_text(text[:200])}
         if seq is not None:
             message["s"] = seq
         try:

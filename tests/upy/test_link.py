@@ -1,6 +1,7 @@
 """The firmware's link protocol inside MicroPython, over an in-memory port."""
 
 import asyncio
+import json
 
 from fakeport import FakePort
 
@@ -90,6 +91,17 @@ async def test_errors_are_frames_and_the_link_keeps_running():
     codes = [f["code"] for f in h.port.matching(lambda f: f["t"] == "err" and "s" not in f)]
     assert codes == ["bad_frame", "bad_crc", "bad_frame", "bad_frame"], codes
     assert h.link.stats["rx_errors"] == 2
+
+
+async def test_an_error_quoting_a_lone_surrogate_is_still_utf8():
+    h = Harness()
+    await h.hello()
+    h.cmd(1, json.loads('"a\\ud800b\\udfff"'))  # a host's JSON may hold lone surrogates
+    err = await h.reply(1)
+    assert err["msg"] == "no a?b?", err["msg"]
+    assert b"\xed\xa0" not in h.port.sent and b"\xed\xbf" not in h.port.sent
+    h.cmd(2, "add")
+    assert (await h.reply(2))["v"] == {"applied": 1}
 
 
 async def test_events_are_resent_until_acknowledged():
