@@ -151,6 +151,10 @@ def test_labels_of_another_trace_are_refused(
         other.write_text(json.dumps({"presses_ms": onsets}))
         err = fails(capsys, trace, "--labels", str(other))
         assert f"a press at {onsets[-1]:g} ms is outside the trace (0 to " in err
+    late = tmp_path / "late.labels.json"
+    late.write_text(json.dumps({"presses_ms": [800.0], "releases_ms": [1e300]}))
+    err = fails(capsys, trace, "--labels", str(late))
+    assert "a release at 1e+300 ms is over a minute after the trace ends (" in err
 
 
 def test_a_labels_or_config_file_that_is_not_text_is_said_so(

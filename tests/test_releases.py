@@ -179,6 +179,16 @@ def test_labels_without_releases_read_as_none(tmp_path: Path) -> None:
         ('{"presses_ms": [1], "releases_ms": [2, 3]}', "2 release times for 1 presses"),
         ('{"presses_ms": [10, 20], "releases_ms": [15, 19.5]}', "19.5 is before its press at 20"),
         ('{"presses_ms": ["1"], "releases_ms": [2]}', "press time '1' is not a number"),
+        (
+            '{"presses_ms": [1], "releases_ms": [1%s]}' % ("0" * 309),
+            r"release time 10000000\.\.\. \(310 digits\) is too",
+        ),
+        (
+            '{"presses_ms": [%s]}' % ("9" * 4000),
+            "press time 99999999... .4000 digits. is too large",
+        ),
+        ('{"presses_ms": [5, 9, 5]}', "press time 5 is given twice"),
+        ('{"presses_ms": [1, 5], "releases_ms": [7, 7]}', "release time 7 is given twice"),
         ("{", "not JSON"),
     ],
 )

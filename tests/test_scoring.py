@@ -3,7 +3,7 @@ each pop's due instant, pops that came in the hold, and what a fit pays for each
 
 from __future__ import annotations
 
-from popdice.traces.scoring import EARLY_MS, MATCH_AFTER_RELEASE_MS, Score, score
+from popdice.traces.scoring import EARLY_MS, MATCH_AFTER_RELEASE_MS, PRESS_SPAN_MS, Score, score
 from popdice.traces.tune import cost
 
 PERIOD_MS = 2.5
@@ -34,6 +34,14 @@ def test_a_pop_in_the_hold_counts_0_ms_late_and_is_counted_early() -> None:
     both.add(result)
     both.add(result)
     assert both.early == 2
+
+
+def test_a_press_held_past_the_trace_takes_only_the_traces_time() -> None:
+    end = T_MS[-1]
+    held = score(T_MS, [], [end - 300.0], [end + 50_000.0])
+    released = score(T_MS, [], [end - 300.0], [end])
+    assert held.non_press_seconds == released.non_press_seconds
+    assert abs(held.non_press_seconds - (held.seconds - (300.0 + PRESS_SPAN_MS) / 1000.0)) < 1e-9
 
 
 def test_without_anchors_nothing_is_early() -> None:

@@ -39,6 +39,10 @@ LINE_MOST = 200
 """The longest line of a trace: a sample line is some 30 characters."""
 LABELS_MOST = MB
 """The largest labels file read: 1 MB, some hundred thousand presses."""
+LARGEST_TIME_MS = 10**15
+"""No label lies further than this from a trace's start (some 30,000 years)."""
+RELEASE_AFTER_END_MS = 60_000.0
+"""A press held past the trace's end may give a release after it, but not by a minute."""
 
 
 @contextmanager
@@ -171,7 +175,16 @@ def read_presses(
                 f"{path}: a press at {outside:g} ms is outside the trace ({first:g} to "
                 f"{last:g} ms): are these its labels?"
             )
-    return onsets, _releases(path, document, onsets)
+    releases = _releases(path, document, onsets)
+    if span_ms is not None and releases is not None:
+        last = span_ms[1]
+        late = next((r for r in releases if r > last + RELEASE_AFTER_END_MS), None)
+        if late is not None:
+            raise TraceError(
+                f"{path}: a release at {late:g} ms is over a minute after the trace ends "
+                f"({last:g} ms): are these its labels?"
+            )
+    return onsets, releases
 
 
 def _releases(path: Path, document: Any, onsets: list[float]) -> list[float] | None:
@@ -224,8 +237,20 @@ def _check_times(path: Path, values: list[Any], what: str) -> None:
     for value in values:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise TraceError(f"{path}: {what} {value!r} is not a number")
+        if isinstance(value, int) and abs(value) > LARGEST_TIME_MS:
+            raise TraceError(f"{path}: {what} {_shown(value)} is too large")
         if not math.isfinite(value):
             raise TraceError(f"{path}: {what} {value!r} is not finite")
+    seen: set[float] = set()
+    for value in values:
+        if value in seen:
+            raise TraceError(f"{path}: {what} {value!r} is given twice")
+        seen.add(value)
+
+
+def _shown(number: int) -> str:
+    text = str(number)
+    return text if len(text) <= 20 else f"{text[:8]}... ({len(text)} digits)"
 
 
 def write_trace(path: str | Path, trace: Trace) -> None:

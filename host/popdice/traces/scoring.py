@@ -125,11 +125,12 @@ def score(
     used = [False] * len(found)
     result = Score(timed=anchors is not None)
     span_ms = 0.0
+    trace_end_ms = t_ms[-1] if len(t_ms) else 0.0  # a press held past it counts up to it
     for k, onset in enumerate(onsets):
         result.labelled += 1
         if releases is not None:
             end = releases[k] + MATCH_AFTER_RELEASE_MS
-            span_ms += releases[k] - onset
+            span_ms += max(min(releases[k], trace_end_ms) - onset, 0.0)
         else:
             end = onset + UNRELEASED_MS
             if k + 1 < len(onsets):
