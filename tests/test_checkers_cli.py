@@ -561,6 +561,18 @@ def test_a_number_that_is_not_finite_is_called_so(capsys, monkeypatch, number):
     )
 
 
+def test_an_integer_beyond_a_floats_range_is_still_an_integer(capsys, monkeypatch):
+    huge = 10**309  # float(huge) raises OverflowError
+    move = {**MOVE_EXAMPLE, "board": {**MOVE_EXAMPLE["board"], "wilds": huge}}
+    move["move"] = {**MOVE_EXAMPLE["move"], "wild": True}
+    assert judge(capsys, monkeypatch, ["check", "lowdown-move"], move) == {
+        "legal": False,
+        "reason": "no_wilds_left",
+    }
+    hands = {**POPALOTSY_EXAMPLE, "hands": {"ann": 0, "bob": huge, "cy": 1}}
+    assert judge(capsys, monkeypatch, ["check", "popalotsy"], hands)["hands"]["bob"] == huge
+
+
 @pytest.mark.parametrize(
     ("game", "doc"), [("ringer", RINGER_EXAMPLE), ("popalotsy", POPALOTSY_EXAMPLE)]
 )

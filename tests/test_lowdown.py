@@ -102,6 +102,8 @@ def test_the_default_layout_is_the_latin_square_of_full_and_half_boxes():
          "boards[0].layout.green/yellow: missing"),
         (lambda d: d["grids"][0].update(colors=["red", "pink"]),
          'grids[0].colors[1]: "pink" is not one of the colour faces'),
+        (lambda d: d["number_faces"].__setitem__(5, 10**309),
+         "number_faces[5]: 10000000"),
     ],
 )  # fmt: skip
 def test_a_bad_data_file_is_refused_with_the_field_named(tmp_path, change, message):

@@ -183,7 +183,7 @@ def _has_type(value: Any, types: str | list[str] | None) -> bool:
 
 def _is_type(value: Any, name: str) -> bool:
     if name == "integer":
-        return _is_number(value) and float(value).is_integer()
+        return _is_number(value) and (isinstance(value, int) or value.is_integer())
     if name == "number":
         return _is_number(value)
     kinds = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}

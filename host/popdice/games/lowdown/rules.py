@@ -21,6 +21,8 @@ from ..errors import Reason
 
 BLACKOUT = "X"
 HALF = "half"
+MOST_FACE = 1000
+"""The largest number a data file's die may show: a grid's sum stays a number people read."""
 
 Box = int | str | None
 """A box as written: a number, ``BLACKOUT``, or None while empty."""
@@ -335,7 +337,8 @@ def _load_lowdown(path: str | Path | None) -> LowdownData:
     low = players.key("min").integer(2, None, "a player count of at least 2")
     high = players.key("max").integer(low, None, f"a player count of at least {low}")
     number_faces = tuple(
-        item.integer(1, None, "a positive die face") for item in doc.key("number_faces").items()
+        item.integer(1, MOST_FACE, f"a die face from 1 to {MOST_FACE}")
+        for item in doc.key("number_faces").items()
     )
     color_faces = tuple(item.string("a colour name") for item in doc.key("color_faces").items())
     for name, faces in (("number_faces", number_faces), ("color_faces", color_faces)):
