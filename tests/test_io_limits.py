@@ -376,6 +376,20 @@ def test_every_out_refuses_a_folder_where_no_file_can_be_made(files, capsys) -> 
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.skipif(os.name == "nt", reason="Windows words the error differently")
+def test_every_out_refuses_a_name_too_long_for_the_disk(files, capsys, tmp_path) -> None:
+    place = str(tmp_path / ("x" * 300))  # most disks take names of at most 255 bytes
+    with pytest.raises(FileRefused, match="File name too long"):
+        output_target(place)
+    failures = []
+    for words, dest in outputs():
+        argv = with_value(words, dest, place, files)
+        code, out, err = run_in_process(argv, capsys)
+        if not one_line(code, out, err) or "File name too long" not in err:
+            failures.append(f"{argv}: exit {code}, stderr {err[:300]!r}")
+    assert not failures, "\n".join(failures)
+
+
 def test_an_output_chosen_by_the_command_is_held_to_the_same(
     files, capsys, short_folder, places, monkeypatch
 ) -> None:

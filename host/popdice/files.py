@@ -159,9 +159,10 @@ def output_target(name: str | os.PathLike[str], error: ErrorFactory = FileRefuse
 
 def _target(name: str | os.PathLike[str], error: ErrorFactory) -> Path:
     """``output_target`` without making a file."""
-    path = Path(name)
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    path = target = Path(name)
     try:
+        if path.is_symlink():
+            target = Path(os.path.realpath(path))
         mode = target.stat().st_mode
     except FileNotFoundError:
         if not target.parent.is_dir():
