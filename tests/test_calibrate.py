@@ -17,7 +17,7 @@ from popdice.sim.physics import trace
 from popdice.traces import calibrate_cli
 from popdice.traces import tune as tune_module
 from popdice.traces.calibrate_cli import STEPS, Step, calibrate
-from popdice.traces.files import write_labels, write_trace
+from popdice.traces.files import TraceError, write_labels, write_trace
 from popdice.traces.measured import defaults
 from popdice.traces.scoring import Score
 from popdice.traces.tune import TuneResult, tune
@@ -87,6 +87,22 @@ def test_calibrate_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["calibrate", "--reset", "--keep", str(tmp_path / "kept")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not with --reset or --apply" in err
+
+
+def test_input_that_ends_at_a_step_stops_in_one_line_and_leaves_no_empty_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def ended(_prompt: str) -> str:
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", ended)
+    keep = tmp_path / "calibration"
+    never = Popper.__new__(Popper)  # not reached: the person stopped before the first step
+    with pytest.raises(TraceError, match=r"^calibration stopped before step 1 \(presses\)$"):
+        calibrate(never, keep, calibrate_cli._ask_person)
+    assert not keep.exists()
+    assert calibrate_cli._ask_yes("write it anyway?") is False
+    assert "step 1 of 3, presses" in capsys.readouterr().out
 
 
 def canned_fit(recall_misses: int) -> TuneResult:

@@ -133,11 +133,19 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 def _ask_person(step: Step, number: int) -> None:
     print(f"\nstep {number} of {len(STEPS)}, {step.name} ({step.seconds:.0f} s): {step.what}")
-    input("press Enter to start ")
+    try:
+        input("press Enter to start ")
+    except EOFError:  # Ctrl-D, or Ctrl-Z Enter on Windows
+        print()
+        raise TraceError(f"calibration stopped before step {number} ({step.name})") from None
 
 
 def _ask_yes(question: str) -> bool:
-    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+    try:
+        return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:  # no answer: no
+        print()
+        return False
 
 
 def calibrate(
@@ -156,9 +164,14 @@ def calibrate(
     except OSError as error:
         raise TraceError(f"cannot make {keep}: {error.strerror or error}") from None
     record_step = recorder or _record_step
-    for number, step in enumerate(STEPS, 1):
-        before_step(step, number)
-        record_step(popper, step, keep / f"{step.name}.csv")
+    try:
+        for number, step in enumerate(STEPS, 1):
+            before_step(step, number)
+            record_step(popper, step, keep / f"{step.name}.csv")
+    except BaseException:  # stopped (Ctrl-C included): a folder left empty goes too
+        if not any(keep.iterdir()):
+            keep.rmdir()
+        raise
     recordings = load_recordings(keep)
     result = tune(recordings, where=str(keep), progress=ProgressBar("tuning"))
     write_replacing(keep / "detector.json", json.dumps(document(result), indent=2) + "\n")
