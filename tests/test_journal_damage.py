@@ -221,6 +221,18 @@ def test_a_file_that_is_not_a_journal_is_one_line(
         assert str(played)[:15] in err and played.name in err, (argv, err)
 
 
+def test_a_games_table_with_a_column_more_is_read_and_one_less_is_one_line(
+    played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    change(played, "ALTER TABLE games ADD COLUMN notes TEXT")
+    assert main(["history", "--export", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["players"] == ["Ann", "Bob"]
+    change(played, "ALTER TABLE games DROP COLUMN scores")
+    for argv in READERS:
+        err = one_error_line(argv, capsys)
+        assert "no such column: scores" in err, (argv, err)
+
+
 def as_a_reader() -> list[str]:
     """What runs a command without the power to write where the permissions say no (root has
     it: the command runs without CAP_DAC_OVERRIDE)."""

@@ -240,11 +240,14 @@ class Journal:
 
     def games(self) -> list[GameRecord]:
         return [
-            game_record(row) for row in self._read("the games", "SELECT * FROM games ORDER BY id")
+            game_record(row)
+            for row in self._read("the games", f"SELECT {GAME_COLUMNS} FROM games ORDER BY id")
         ]
 
     def game(self, game_id: int) -> GameRecord:
-        rows = self._read(f"game {game_id}", "SELECT * FROM games WHERE id = ?", game_id)
+        rows = self._read(
+            f"game {game_id}", f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", game_id
+        )
         if not rows:
             raise JournalError(f"no game {game_id} in the journal {self.path}")
         return game_record(rows[0])
@@ -252,7 +255,7 @@ class Journal:
     def last_unfinished(self) -> GameRecord | None:
         rows = self._read(
             "the unfinished games",
-            "SELECT * FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1",
+            f"SELECT {GAME_COLUMNS} FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1",
         )
         return game_record(rows[0]) if rows else None
 
@@ -278,6 +281,9 @@ class Journal:
             "entries": [entry.as_dict() for entry in self.entries(game_id)],
         }
 
+
+GAME_COLUMNS = "id, game, players, settings, started, finished, winners, scores"
+"""A game's columns, in the order ``journal_rows.game_record`` takes them."""
 
 WRITE_PROBLEMS = ("unable to open database file", "readonly database")
 """What SQLite says when a journal cannot be opened to write (not when it is damaged)."""

@@ -99,7 +99,7 @@ class Holder:
 
 
 def game_record(row: tuple[Any, ...]) -> GameRecord:
-    """A row of ``games`` (``SELECT *``), checked."""
+    """A row of ``games`` (its ``journal.GAME_COLUMNS``), checked."""
     game_id, game, players, settings, started, finished, winners, scores = row
 
     def error(problem: str) -> JournalError:
