@@ -170,6 +170,10 @@ def test_the_real_base_is_micropython_for_the_pico(base):
         ),
         (MICROPYTHON, None, "does not say where MicroPython's filesystem lies"),
         (MICROPYTHON, ("MicroPython", FLASH + 0x1000, 0x1000), "runs into its own filesystem"),
+        (MICROPYTHON, ("MicroPython", FLASH + 0xA0000, 0), "0 bytes at 0x100a0000.* whole"),
+        (MICROPYTHON, ("MicroPython", FLASH + 0xA0001, 0x1000), "is not in whole 4096-byte"),
+        (MICROPYTHON, ("MicroPython", 0xFFFFF000, 0x1000), "outside the RP2040's flash"),
+        (MICROPYTHON, ("MicroPython", 0x20000000, 0x1000), "outside the RP2040's flash"),
     ],
 )
 def test_a_base_that_will_not_do_is_refused(tmp_path, strings, block_device, message):
@@ -210,6 +214,8 @@ def test_the_filesystem_holds_the_compiled_firmware(tmp_path):
     assert set(back) == {"main.py", "board.py"}
     with pytest.raises(Uf2Error, match="no littlefs"):
         board_image.read_filesystem(bytes(64 * 4096))
+    with pytest.raises(Uf2Error, match=r"files \([\d,]+ bytes\) do not fit in a filesystem of"):
+        board_image.filesystem_image(files, 2 * 4096)  # a base whose filesystem is too small
 
 
 def test_nested_folders_are_slash_separated_on_windows_too(tmp_path, monkeypatch):

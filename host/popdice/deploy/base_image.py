@@ -23,6 +23,8 @@ ENV_BASE = "POPDICE_MICROPYTHON_UF2"
 CHECKOUT_BASE = Path("shared") / "rp2" / "RPI_PICO-micropython.uf2"  # beside a checkout
 CHECKOUT_LEVELS = 3  # how far above the checkout to look for it
 FLASH_ADDRESS = 0x10000000
+FLASH_MOST = 16 * MB  # the RP2040 maps at most 16 MiB of flash from FLASH_ADDRESS
+SECTOR = 4096  # the flash's erase sector: a filesystem's block, its start and size
 DOWNLOAD_HINT = (
     "download MicroPython for the Raspberry Pi Pico (RPI_PICO, a .uf2) from "
     "https://micropython.org/download/RPI_PICO/ and pass it with --micropython FILE "
@@ -96,6 +98,7 @@ def load_base(path: str | os.PathLike[str] | None = None) -> MicroPythonBase:
     if not filesystems:
         raise Uf2Error(f"{where} does not say where MicroPython's filesystem lies in flash")
     fs = filesystems[0]
+    _check_filesystem(where, fs.address, fs.size)
     code_end = max(s.end for s in segments)
     if fs.address < code_end:
         raise Uf2Error(f"{where}: the image runs into its own filesystem at 0x{fs.address:08x}")
@@ -107,3 +110,18 @@ def load_base(path: str | os.PathLike[str] | None = None) -> MicroPythonBase:
         fs_address=fs.address,
         fs_size=fs.size,
     )
+
+
+def _check_filesystem(where: Path, address: int, size: int) -> None:
+    """Uf2Error unless the filesystem the base gives lies in flash, in whole sectors."""
+    if size <= 0 or size % SECTOR or address % SECTOR:
+        raise Uf2Error(
+            f"{where}: MicroPython's filesystem ({size} bytes at 0x{address:08x}) is not in "
+            f"whole {SECTOR}-byte flash sectors"
+        )
+    if address < FLASH_ADDRESS or address + size > FLASH_ADDRESS + FLASH_MOST:
+        raise Uf2Error(
+            f"{where}: MicroPython's filesystem (0x{address:08x}..0x{address + size:08x}) is "
+            f"outside the RP2040's flash (0x{FLASH_ADDRESS:08x}..0x"
+            f"{FLASH_ADDRESS + FLASH_MOST:08x})"
+        )

@@ -25,24 +25,31 @@ LFS_DISK_VERSION = 0x00020000  # littlefs 2.0: every MicroPython with littlefs v
 
 def filesystem_image(files: list[FlashFile], size: int) -> bytes:
     """A littlefs image of ``size`` bytes holding ``files`` at their targets."""
-    from littlefs import LittleFS
+    from littlefs import LittleFS, LittleFSError
 
     if size % BLOCK_SIZE:
         raise Uf2Error(f"a filesystem of {size} bytes is not whole {BLOCK_SIZE}-byte blocks")
-    fs = LittleFS(
-        block_size=BLOCK_SIZE,
-        block_count=size // BLOCK_SIZE,
-        read_size=READ_SIZE,
-        prog_size=PROG_SIZE,
-        lookahead_size=32,
-        disk_version=LFS_DISK_VERSION,
-    )
-    for folder in board_folders(files):
-        fs.mkdir(folder)
-    for item in files:
-        with fs.open(item.target, "wb") as out:
-            out.write(item.source.read_bytes())
-    fs.unmount()
+    try:
+        fs = LittleFS(
+            block_size=BLOCK_SIZE,
+            block_count=size // BLOCK_SIZE,
+            read_size=READ_SIZE,
+            prog_size=PROG_SIZE,
+            lookahead_size=32,
+            disk_version=LFS_DISK_VERSION,
+        )
+        for folder in board_folders(files):
+            fs.mkdir(folder)
+        for item in files:
+            with fs.open(item.target, "wb") as out:
+                out.write(item.source.read_bytes())
+        fs.unmount()
+    except LittleFSError as error:
+        needed = sum(item.source.stat().st_size for item in files)
+        raise Uf2Error(
+            f"the firmware's {len(files)} files ({needed:,} bytes) do not fit in a filesystem "
+            f"of {size:,} bytes (littlefs: {error})"
+        ) from None
     image = bytes(fs.context.buffer)
     if len(image) != size:
         raise Uf2Error(f"littlefs made {len(image)} bytes, not {size}")
