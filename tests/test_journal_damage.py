@@ -337,3 +337,18 @@ def test_a_journal_that_is_a_folder_is_said_so(
     err = one_error_line(["history"], capsys)
     assert err.startswith("error: the journal /")  # the path shortened if long
     assert err.endswith(f"/{JOURNAL_FILE} is a folder, not a file\n")
+    quiet_table(monkeypatch)
+    for argv in (["table", "--resume", "--sim"], ["table", "ringer", "--sim", "--players", "A,B"]):
+        err = one_error_line(argv, capsys)
+        assert err.endswith(f"/{JOURNAL_FILE} cannot be written: it is a folder, not a file\n")
+
+
+def test_a_journal_folder_that_is_a_file_is_said_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "data").write_text("")
+    monkeypatch.setenv("POPDICE_DATA_DIR", str(tmp_path / "data"))
+    quiet_table(monkeypatch)
+    for argv in (["history"], ["history", "--export", "1"], ["table", "--resume", "--sim"]):
+        err = one_error_line(argv, capsys)
+        assert f"{tmp_path / 'data'} is a file" in err, (argv, err)

@@ -218,6 +218,8 @@ def run_history(args: argparse.Namespace) -> int:
     and exit 2), or one game's journal as JSON. Reads the journal only, so a read-only
     folder will do."""
     path = data_dir() / JOURNAL_FILE
+    if path.parent.exists() and not path.parent.is_dir():
+        raise PopdiceError(f"{path.parent} is a file: the journal's folder must be a folder")
     if not path.exists():
         if args.export is not None:
             raise PopdiceError(f"no game {args.export}: there is no journal {path} yet")

@@ -94,8 +94,12 @@ class Journal:
         """The journal cannot be opened to write: which file, and why in words (a folder
         that cannot be made, a read-only file or folder), with the system's reason."""
         folder = self.path.parent
-        if not folder.is_dir():
+        if folder.exists() and not folder.is_dir():
+            why = f"{folder} is a file, not a folder"
+        elif not folder.is_dir():
             why = f"its folder is missing and cannot be made ({reason})"
+        elif self.path.is_dir():
+            why = "it is a folder, not a file"
         elif self.path.exists() and not os.access(self.path, os.W_OK):
             why = "the file is read-only"
         elif not os.access(folder, os.W_OK):
