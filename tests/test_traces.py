@@ -163,6 +163,17 @@ def test_bad_traces_name_the_line(tmp_path: Path, text: str, message: str) -> No
         read_trace(path)
 
 
+def test_a_spreadsheets_byte_order_mark_is_read_past_and_other_bytes_are_named(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "excel.csv"
+    path.write_bytes(b"\xef\xbb\xbft_ms,x_g,y_g,z_g\r\n0,0,0,1\r\n2.5,0,0,1\r\n")
+    assert read_trace(path) == ([0.0, 2.5], [(0.0, 0.0, 1.0), (0.0, 0.0, 1.0)])
+    path.write_bytes(b"t_ms,x_g,y_g,z_g\n0,0,0,1\n2.5,0,\xb1,1\n")
+    with pytest.raises(TraceError, match=r"excel.csv:3: not a CSV trace \(byte 0xb1 is not plain"):
+        read_trace(path)
+
+
 def test_bad_files_are_trace_errors(tmp_path: Path) -> None:
     with pytest.raises(TraceError, match="cannot read"):
         read_trace(tmp_path / "missing.csv")

@@ -10,6 +10,7 @@ Anything else raises ``TraceError`` naming the file and, for CSV, the line.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import io
@@ -128,7 +129,15 @@ def _lines(path: Path, stream: BinaryIO) -> Iterator[str]:
             raise TraceError(
                 f"{path}:{number}: not a CSV trace (a line of over {LINE_MOST} characters)"
             )
-        yield line.decode("ascii")
+        if number == 1 and line.startswith(codecs.BOM_UTF8):  # a spreadsheet's CSV
+            line = line[len(codecs.BOM_UTF8) :]
+        try:
+            yield line.decode("ascii")
+        except UnicodeDecodeError as error:
+            raise TraceError(
+                f"{path}:{number}: not a CSV trace (byte 0x{line[error.start]:02x} is not "
+                "plain text)"
+            ) from None
 
 
 def _parse_row(path: Path, number: int, row: list[str]) -> tuple[float, float, float, float]:
