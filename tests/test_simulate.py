@@ -360,6 +360,14 @@ def test_a_simulated_data_file_with_a_huge_card_count_is_one_line(capsys, tmp_pa
     assert err.endswith("cards[0].count: 1000000000000 is not a card count (1 to 10,000)\n")
 
 
+def test_a_simulated_data_file_that_is_a_folder_or_not_text_is_said_so(capsys, tmp_path):
+    (tmp_path / "bytes.json").write_bytes(b"\xf1\xf2{}")
+    for name, why in [("", "is a folder, not a file"), ("bytes.json", "not UTF-8 text (byte 0xf1")]:
+        assert main(["simulate", "ringer", "--data", str(tmp_path / name)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and why in err, err
+
+
 def test_progress_goes_to_standard_error_only(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     assert main(["simulate", "ringer", "--games", "5"]) == 0

@@ -44,8 +44,15 @@ def read_data_file(name: str, path: str | Path | None = None) -> Field:
             text = (PACKAGED / name).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DataFileError(f"data file {label}: no such file") from None
-    except (OSError, UnicodeDecodeError) as bad:
-        raise DataFileError(f"data file {label}: cannot read it: {bad}") from None
+    except IsADirectoryError:
+        raise DataFileError(f"data file {label}: is a folder, not a file") from None
+    except OSError as bad:
+        raise DataFileError(f"data file {label}: cannot read it: {bad.strerror or bad}") from None
+    except UnicodeDecodeError as bad:
+        raise DataFileError(
+            f"data file {label}: not UTF-8 text (byte 0x{bad.object[bad.start]:02x} at "
+            f"offset {bad.start})"
+        ) from None
 
     def error(message: str) -> DataFileError:
         return DataFileError(f"data file {label}: {message}")
