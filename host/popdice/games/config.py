@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
+_DIGITS_MOST = 100  # far beyond any count a rule takes, far below int()'s 4,300
 
 
 def require_choice(name: str, value: str, options: Sequence[str]) -> None:
@@ -60,6 +61,8 @@ def _convert(name: str, text: str, current: Any) -> Any:
             return False
         raise ConfigError(f"rule {name}: {text!r} is not true or false")
     if isinstance(current, int):
+        if len(text.strip()) > _DIGITS_MOST:
+            raise ConfigError(f"rule {name}: a number of over {_DIGITS_MOST} digits")
         try:
             return int(text)
         except ValueError:
@@ -75,7 +78,7 @@ def with_settings(config: C, settings: Iterable[str]) -> C:
     for setting in settings:
         name, sep, text = setting.partition("=")
         name = name.strip().replace("-", "_")
-        if not sep:
+        if not sep or not name:
             raise ConfigError(f"rule {setting!r}: write it as NAME=VALUE")
         if name not in known:
             raise ConfigError(f"rule {name}: unknown (known: {', '.join(sorted(known))})")
