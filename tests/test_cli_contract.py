@@ -294,7 +294,15 @@ def test_a_real_process_keeps_the_contract(files) -> None:
         (["simulate", "ringer", "--games", HUGE], "argument --games"),
         (["status", "--port", ""], "the port is empty"),
         (["check", "ringer", files["deep.json"]], "nested too deeply"),
-        (["check", "ringer", "-", "--nope"], "unrecognized arguments: --nope"),
+        (
+            ["check", "ringer", "-", "--nope"],
+            "popdice check ringer: unrecognized arguments: --nope",
+        ),
+        (
+            ["status", "--nope", "x"],
+            "popdice status: unrecognized arguments: --nope x (see popdice ",
+        ),
+        (["--nope"], "popdice: unrecognized arguments: --nope (see popdice --help)"),
     ):
         done = subprocess.run(
             [POPDICE, *argv],

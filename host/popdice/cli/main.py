@@ -155,6 +155,11 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on standard error (naming the command and
     pointing at its --help) and exit code 2, like every other bad input."""
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # the deepest parser chosen ("check ringer") names the command in an error
+        self.set_defaults(chosen_parser=self)
+
     def error(self, message: str) -> NoReturn:
         first = message.strip().splitlines()[0] if message.strip() else "bad arguments"
         tail = f" (see {self.prog} --help)"
@@ -242,7 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     _utf8_output()
     parser = build_parser(complete=False)
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            chosen: argparse.ArgumentParser = getattr(args, "chosen_parser", parser)
+            chosen.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exit_:
         return int(exit_.code or 0)
     run = getattr(args, "run", None)
