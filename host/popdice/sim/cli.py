@@ -75,7 +75,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--flash",
         metavar="DIR",
         type=folder_name,
-        help="the simulated flash, kept across runs (laid out with the firmware if empty)",
+        help=(
+            "the simulated flash, kept across runs (the firmware is laid out there when it "
+            "has no main.py; with --rp2040, no flash.bin)"
+        ),
     )
     parser.add_argument(
         "--hold",
