@@ -105,6 +105,15 @@ def test_input_that_ends_at_a_step_stops_in_one_line_and_leaves_no_empty_folder(
     assert "step 1 of 3, presses" in capsys.readouterr().out
 
 
+def test_a_keep_folder_that_exists_is_refused_before_any_step(tmp_path: Path) -> None:
+    keep = tmp_path / "calibration"
+    keep.mkdir()
+    asked: list[str] = []
+    with pytest.raises(TraceError, match=r"calibration already exists: --keep takes a new folder"):
+        calibrate(Popper.__new__(Popper), keep, lambda s, _n: asked.append(s.name))
+    assert asked == [] and keep.is_dir()
+
+
 def canned_fit(recall_misses: int) -> TuneResult:
     """A fit's result as ``tune`` gives it: 40 presses over an hour, ``recall_misses`` of
     them missed, no false press, 5 ms late each."""

@@ -161,6 +161,11 @@ def calibrate(
     prompts for the presses)."""
     try:
         keep.mkdir(parents=True, exist_ok=False)
+    except FileExistsError:
+        raise TraceError(
+            f"{keep} already exists: --keep takes a new folder, so that no recording is "
+            "mixed with another calibration's"
+        ) from None
     except OSError as error:
         raise TraceError(f"cannot make {keep}: {error.strerror or error}") from None
     record_step = recorder or _record_step
