@@ -20,12 +20,18 @@ from pathlib import Path
 import pytest
 
 from popdice.cli.main import build_parser, main
-from popdice.console.arguments import file_name, folder_name, input_file, output_file, serial_port
+from popdice.console.arguments import (
+    OutputFile,
+    file_name,
+    folder_name,
+    input_file,
+    output_file,
+    serial_port,
+)
 from popdice.console.help_text import HELP_WIDTH
 from popdice.console.messages import LINE_LIMIT
 from popdice.errors import SimulatorError
 from popdice.sim.supervisor import SimulatedPico
-from popdice.wiring.cli import svg_file
 
 POPDICE = str(Path(sys.executable).with_name("popdice"))
 HUGE = "9" * 5000
@@ -142,9 +148,9 @@ def bad_values(action: argparse.Action, files: dict[str, str]) -> list[str]:
                 files["deep.json"], files["list.json"], files["string.json"], "a\0b"]  # fmt: skip
     if action.type is folder_name:
         return ["", files["binary"], "a\0b"]
-    if action.type in (output_file, svg_file):
-        not_svg = ["-", files["out.csv"]] if action.type is svg_file else []
-        return ["", files["folder"], files["missing"] + "/x", "a\0b", *not_svg]
+    if action.type is output_file or isinstance(action.type, OutputFile):
+        wrong_kind = ["-", files["out.csv"]] if isinstance(action.type, OutputFile) else []
+        return ["", files["folder"], files["missing"] + "/x", "a\0b", *wrong_kind]
     if action.type is serial_port:
         return ["", " ", files["missing"], "x" * 300, "a\0b"]
     if action.choices is not None:

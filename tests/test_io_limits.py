@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from test_cli_contract import argv_for, bad_files, base_arguments, leaf_commands, run_in_process
 
-from popdice.console.arguments import file_name, input_file, output_file
+from popdice.console.arguments import OutputFile, file_name, input_file, output_file
 from popdice.deploy.base_image import IMAGE_MOST
 from popdice.errors import SimulatorError
 from popdice.files import MB, FileRefused, output_target, replacing, size_text, write_replacing
@@ -36,7 +36,6 @@ from popdice.sim.supervisor import SimulatedPico
 from popdice.traces import files as trace_files
 from popdice.traces.files import LABELS_MOST, TRACE_MOST
 from popdice.traces.tune import DETECTOR_FILE_MOST
-from popdice.wiring.cli import svg_file
 
 POPDICE = str(Path(sys.executable).with_name("popdice"))
 MEMORY_LIMIT = 1024 * MB  # of address space, for a process that might read without end
@@ -273,14 +272,12 @@ def test_input_through_a_pipe_within_its_size_still_works(files, capsys) -> None
 # --- outputs --------------------------------------------------------------------------------
 
 
-OUTPUT_TYPES = (output_file, svg_file)  # svg_file: output_file, and the name ends in .svg
-
-
 def outputs() -> Iterator[tuple[tuple[str, ...], str]]:
-    """(the command's words, the argument's dest) for every argument naming a file to write."""
+    """(the command's words, the argument's dest) for every argument naming a file to write
+    (``output_file``, or an ``OutputFile``: that, and the name's ending)."""
     for words, parser in leaf_commands().items():
         for action in parser._actions:
-            if action.type in OUTPUT_TYPES:
+            if action.type is output_file or isinstance(action.type, OutputFile):
                 yield words, action.dest
 
 
@@ -449,4 +446,6 @@ def test_argparse_types_are_what_the_fuzz_enumerates() -> None:
                 word in str(action.metavar) for word in ("FILE", ".json", ".uf2", "TRACE")
             )
             if takes_file and not isinstance(action, argparse._SubParsersAction):
-                assert action.type in (file_name, input_file, *OUTPUT_TYPES), (words, action.dest)
+                assert action.type in (file_name, input_file, output_file) or isinstance(
+                    action.type, OutputFile
+                ), (words, action.dest)

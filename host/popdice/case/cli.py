@@ -13,12 +13,14 @@ import importlib
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..console.arguments import output_file, whole_number
+from ..console.arguments import OutputFile, whole_number
 from ..console.messages import quoted
 from ..errors import PopdiceError
 from ..files import write_replacing
 from ..kinds import KINDS
 from . import dimensions, placement
+
+STL_FILE = OutputFile(".stl", "the case is written as STL")
 
 EXTRA = "popdice case needs the case extra: pip install 'popdice[case]'"
 PARTS = ("all", "base", "lid", "rim")
@@ -86,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--board", required=True, choices=KINDS, help="which board's case")
     parser.add_argument(
-        "--out", required=True, metavar="FILE.stl", type=output_file, help="the STL file to write"
+        "--out", required=True, metavar="FILE.stl", type=STL_FILE, help="the STL file to write"
     )
     parser.add_argument(
         "--part",

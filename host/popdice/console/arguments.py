@@ -59,6 +59,25 @@ def output_file(text: str) -> str:
     return text
 
 
+class OutputFile:
+    """A type for a file to write (as ``output_file``) in the one format a command writes:
+    its name must end in ``suffix``. ``written_as`` says what is written, for the error
+    ("the diagram is drawn as SVG")."""
+
+    def __init__(self, suffix: str, written_as: str) -> None:
+        self.suffix = suffix
+        self.written_as = written_as
+        self.__name__ = f"a {suffix} file name"
+
+    def __call__(self, text: str) -> str:
+        output_file(text)
+        if not text.lower().endswith(self.suffix):
+            raise argparse.ArgumentTypeError(
+                f"{self.written_as}: give a file name ending in {self.suffix}, not {quoted(text)}"
+            )
+        return text
+
+
 def folder_name(text: str) -> str:
     """A type for a folder argument."""
     return _name(text, "folder")

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..console.arguments import file_name, folder_name, output_file
+from ..console.arguments import OutputFile, file_name, folder_name
 from ..console.messages import one_line
 from ..errors import PopdiceError, SimulatorError
 from ..files import output_target, write_replacing
@@ -90,7 +90,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--show", action="store_true", help="draw the LEDs or display here")
     parser.add_argument(
-        "--png", metavar="FILE", type=output_file, help="save the handheld's display as a PNG"
+        "--png",
+        metavar="FILE.png",
+        type=OutputFile(".png", "the display is saved as PNG"),
+        help="save the handheld's display as a PNG",
     )
     parser.set_defaults(run=run)
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..console.arguments import output_file
-from ..console.messages import quoted
+from ..console.arguments import OutputFile
 from ..errors import PopdiceError
 from ..files import write_replacing
 from ..kinds import KINDS
@@ -40,15 +39,8 @@ COLUMNS = ("Pico pin", "name", "part", "part's pin", "carries")
 LINK_COLUMNS = ("part", "pin", "to part", "its pin", "carries")
 
 
-def svg_file(text: str) -> str:
-    """A type for ``--out``: a file to write whose name ends in .svg, the one format drawn
-    (``-`` is no file name here: the diagram goes to a file)."""
-    output_file(text)
-    if not text.lower().endswith(".svg"):
-        raise argparse.ArgumentTypeError(
-            f"the diagram is drawn as SVG: give a file name ending in .svg, not {quoted(text)}"
-        )
-    return text
+svg_file = OutputFile(".svg", "the diagram is drawn as SVG")
+"""``--out``: the one format drawn (``-`` is no file name here: the diagram goes to a file)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
