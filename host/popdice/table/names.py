@@ -44,6 +44,11 @@ def name_problem(name: str) -> str | None:
     if not name:
         return "a player's name is empty"
     control = next((char for char in name if is_control(char)), None)
+    if control is not None and 0xDC80 <= ord(control) <= 0xDCFF:  # how Python keeps a byte
+        return (  # of a command line that was not text in the system's encoding
+            f"the name '{literal(name)}' holds byte 0x{ord(control) - 0xDC00:02x}, which is not "
+            "text: give names as UTF-8"
+        )
     if control is not None:
         return f"the name '{literal(name)}' holds a control character ({_escape(control)})"
     if len(name) > MAX_NAME:
