@@ -23,7 +23,7 @@ from popdice.cli.main import main
 from popdice.sim.physics import trace
 from popdice.traces import tune as tune_module
 from popdice.traces import tune_cli
-from popdice.traces.files import read_trace, write_labels, write_trace
+from popdice.traces.files import TraceError, read_trace, write_labels, write_trace
 from popdice.traces.measured import Measured, check_settings, defaults, detections, full_run
 from popdice.traces.runner import POP, DetectorError, run_detector_mg
 from popdice.traces.scoring import TARGET_RECALL, Score, score
@@ -35,6 +35,7 @@ from popdice.traces.tune import (
     Tuner,
     TuneResult,
     load_recordings,
+    read_config,
     tune,
     with_margin,
     worker_processes,
@@ -86,6 +87,22 @@ def test_settings_are_checked_by_the_firmwares_rules() -> None:
             check_settings(bad)
     with pytest.raises(ValueError, match="not an object"):
         check_settings([1, 2])
+
+
+def test_a_detector_file_of_another_format_or_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "detector.json"
+    for document, message in [
+        ({"format": "something-else", "version": 1, "settings": {}}, "format 'something-else'"),
+        ({"format": "popdice-detector", "version": 99, "settings": {}}, "version 99 of popdice-"),
+        ({"format": "popdice-detector", "version": "1", "settings": {}}, "not a whole number"),
+    ]:
+        path.write_text(json.dumps(document))
+        with pytest.raises(TraceError, match=message):
+            read_config(path)
+    path.write_text(json.dumps({"format": "popdice-detector", "version": 1, "settings": {}}))
+    assert read_config(path) == defaults()
+    path.write_text(json.dumps({"threshold_mg": 300}))  # a bare settings object
+    assert read_config(path)["threshold_mg"] == 300
 
 
 def write_recording(folder: Path, name: str, kind: str, seed: int, seconds: float) -> None:

@@ -705,6 +705,17 @@ def read_config(path: str | Path) -> dict[str, Any]:
     """The settings in a detector file (from ``popdice tune``, or a bare settings object),
     checked by the firmware's own rules; TraceError naming the file and the problem."""
     loaded = read_json_file(path, DETECTOR_FILE_MOST, "detector settings file")
+    if isinstance(loaded, dict) and "format" in loaded:
+        kind, version = loaded["format"], loaded.get("version")
+        if kind != FORMAT:
+            raise TraceError(f"{path}: a file of format {str(kind)[:40]!r}, not {FORMAT!r}")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise TraceError(f"{path}: its version is not a whole number from 1")
+        if version > FORMAT_VERSION:
+            raise TraceError(
+                f"{path}: version {version} of {FORMAT}, written by a newer popdice (this one "
+                f"reads version {FORMAT_VERSION})"
+            )
     settings = loaded.get("settings", loaded) if isinstance(loaded, dict) else loaded
     try:
         return check_settings(settings)
