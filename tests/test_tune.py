@@ -34,6 +34,7 @@ from popdice.traces.tune import (
     Fits,
     Tuner,
     TuneResult,
+    _within_hold,
     load_recordings,
     read_config,
     tune,
@@ -47,6 +48,8 @@ CORPUS = Path(__file__).resolve().parents[1] / "bench" / "corpus"
 def random_settings(rng: random.Random) -> dict[str, object]:
     settings = {name: rng.choice(values) for name, values in GRID.items()}
     settings["pop_on"] = rng.choice(POP_ON)
+    hold = sorted((settings["hold_min_ms"], settings["hold_max_ms"]))
+    settings["hold_min_ms"], settings["hold_max_ms"] = hold  # a hold the firmware takes
     return settings
 
 
@@ -82,6 +85,7 @@ def test_settings_are_checked_by_the_firmwares_rules() -> None:
         ({"contrast": "2"}, "contrast is not a number"),
         ({"wobble": 1}, "unknown wobble"),
         ({"pop_on": "never"}, "pop_on is not release or press"),
+        ({"hold_min_ms": 300, "hold_max_ms": 200}, "hold_min_ms is above hold_max_ms"),
     ]:
         with pytest.raises(ValueError, match=word):
             check_settings(bad)
@@ -103,6 +107,13 @@ def test_a_detector_file_of_another_format_or_a_newer_version_is_refused(tmp_pat
     assert read_config(path) == defaults()
     path.write_text(json.dumps({"threshold_mg": 300}))  # a bare settings object
     assert read_config(path)["threshold_mg"] == 300
+
+
+def test_the_fit_tries_no_hold_that_ends_before_it_starts() -> None:
+    settings = {**defaults(), "hold_min_ms": 150, "hold_max_ms": 200}
+    assert _within_hold("hold_max_ms", GRID["hold_max_ms"], settings)[0] == 200
+    assert max(_within_hold("hold_min_ms", GRID["hold_min_ms"], settings)) == 200
+    assert _within_hold("hold_max_ms", (100,), settings) == (200,)  # none left: kept as it is
 
 
 def write_recording(folder: Path, name: str, kind: str, seed: int, seconds: float) -> None:

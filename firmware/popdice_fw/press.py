@@ -224,6 +224,8 @@ def check_settings(values):
                 raise ValueError("settings: " + name + " is not a whole number")
             value = int(value)
         checked[name] = value
+    if checked["hold_min_ms"] > checked["hold_max_ms"]:  # no release could ever be taken
+        raise ValueError("settings: hold_min_ms is above hold_max_ms")
     pop_on = values.get("pop_on", BUILT_IN["pop_on"])
     if pop_on not in POP_ON:
         raise ValueError("settings: pop_on is not release or press")

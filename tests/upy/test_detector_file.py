@@ -48,6 +48,7 @@ def test_a_bad_file_falls_back_to_the_defaults_and_says_why():
         ("[1, 2]", 'no "settings"'),
         ('{"settings": {"threshold_mg": 1}}', "threshold_mg is out of range"),
         ('{"settings": {"nope": 1}}', "unknown nope"),
+        ('{"settings": {"hold_min_ms": 90, "hold_max_ms": 60}}', "hold_min_ms is above hold_max"),
         ('{"settings": 5}', "not an object"),
         ("{" + " " * 5000 + "}", "over 4096 bytes"),
     ):

@@ -393,6 +393,8 @@ class Tuner:
                 values = _with_room(name, GRID[name])
                 if name == "threshold_mg":
                     values = tuple(v for v in values if v >= floor) or values[-1:]
+                elif name in _HOLD_BOUNDS:  # the firmware refuses a hold that ends before it starts
+                    values = _within_hold(name, values, settings)
                 costs = []
                 for value in values:
                     costs.append(self.margin_cost(dict(settings, **{name: value}), which))
@@ -404,6 +406,19 @@ class Tuner:
             if not changed:
                 break
         return current
+
+
+_HOLD_BOUNDS = ("hold_min_ms", "hold_max_ms")
+
+
+def _within_hold(name: str, values: tuple[Any, ...], settings: dict[str, Any]) -> tuple[Any, ...]:
+    """``values`` of one of the hold's bounds that keep it no later than its end (or no
+    earlier than its start) as ``settings`` has the other."""
+    if name == "hold_min_ms":
+        kept = tuple(v for v in values if v <= settings["hold_max_ms"])
+    else:
+        kept = tuple(v for v in values if v >= settings["hold_min_ms"])
+    return kept or (settings[name],)
 
 
 def _with_room(name: str, values: tuple[Any, ...], margin: float = MARGIN) -> tuple[Any, ...]:
