@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import socket
 import stat
@@ -113,6 +114,14 @@ def receive_page(ws: Any) -> dict[str, Any]:
             return message["page"]
 
 
+def closed_with(ws: Any) -> int:
+    """The code the server closes ``ws`` with, whatever it sends before."""
+    with pytest.raises(WebSocketDisconnect) as closed:
+        while True:
+            ws.receive_json()
+    return closed.value.code
+
+
 def reply_to(ws: Any, move: dict[str, Any]) -> dict[str, Any]:
     ws.send_json(move)
     while True:
@@ -214,11 +223,29 @@ def test_a_page_renewed_while_it_sends_a_move_has_it_refused(journal: Journal) -
         receive_page(ann)
         tokens.renew(0)  # no change told to the pages: the move itself finds it out
         ann.send_json({"kind": "action", "action": "done"})
-        with pytest.raises(WebSocketDisconnect) as closed:
-            while True:
-                ann.receive_json()
-        assert closed.value.code == 4403
+        assert closed_with(ann) == 4403
     assert not [e for e in journal.entries(session.game_id) if e.kind == "move"]
+
+
+def test_a_page_renewed_on_the_tables_thread_just_before_its_move_has_it_refused(
+    journal: Journal, caplog: pytest.LogCaptureFixture
+) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    client, tokens, host = served(journal, session)
+    here = host._run
+
+    def renewed_first(function: Any) -> Any:  # F6, R on the table's thread, the move queued
+        tokens.renew(0)
+        host.changed()
+        return here(function)
+
+    with client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as ann:
+        receive_page(ann)
+        host._run = renewed_first
+        ann.send_json({"kind": "action", "action": "done"})
+        assert closed_with(ann) == 4403
+    assert not [e for e in journal.entries(session.game_id) if e.kind == "move"]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 def test_a_page_opened_again_mid_turn_shows_the_game_as_it_is(journal: Journal) -> None:

@@ -18,6 +18,7 @@ from ..table.session import TableSession
 from .views import lowdown_page, move_of
 
 T = TypeVar("T")
+NOT_ALLOWED = {"accepted": False, "text": "refused: this page's code was replaced (renewed)"}
 
 
 class TableHost:
@@ -48,11 +49,19 @@ class TableHost:
     def page(self, seat: int) -> dict[str, Any]:
         return self._run(lambda: lowdown_page(self.table, seat, list(self.session.log)))
 
-    def play(self, seat: int, message: Any) -> dict[str, Any]:
-        """Plays what ``seat``'s page asks; the reply says whether it was taken and why not."""
-        return self._run(lambda: self._play(seat, message))
+    def play(
+        self, seat: int, message: Any, allowed: Callable[[], bool] | None = None
+    ) -> dict[str, Any]:
+        """Plays what ``seat``'s page asks; the reply says whether it was taken and why not.
+        ``allowed`` (the page's token still opens the seat) is asked where the move is
+        played, so that nothing done on that thread meanwhile (a renewal) slips between."""
+        return self._run(lambda: self._play(seat, message, allowed))
 
-    def _play(self, seat: int, message: Any) -> dict[str, Any]:
+    def _play(
+        self, seat: int, message: Any, allowed: Callable[[], bool] | None = None
+    ) -> dict[str, Any]:
+        if allowed is not None and not allowed():
+            return dict(NOT_ALLOWED)
         try:
             move = move_of(self.table, seat, message)
         except Refused as refusal:

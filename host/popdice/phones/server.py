@@ -158,7 +158,7 @@ def make_app(
         except WebSocketDisconnect:
             pass
         except PopdiceError as error:  # the table has closed under the page
-            await websocket.close(code=1011, reason=str(error))
+            await _close(websocket, 1011, str(error))
         finally:
             hub.pages[seat].discard(entry)
 
@@ -169,6 +169,13 @@ def make_app(
             WebSocketRoute("/ws/{token}", socket),
         ]
     )
+
+
+async def _close(websocket: WebSocket, code: int, reason: str) -> None:
+    """Closes ``websocket`` with ``code``, unless it is closed already (its updates or its
+    moves got there first: a second close would raise)."""
+    with contextlib.suppress(RuntimeError):  # Starlette's "once a close message has been sent"
+        await websocket.close(code=code, reason=reason)
 
 
 async def _send_page(
@@ -201,7 +208,7 @@ async def _serve(
                 await event.wait()
                 event.clear()
                 if not yours():
-                    await websocket.close(code=4403, reason=RENEWED)
+                    await _close(websocket, 4403, RENEWED)
                     return
                 await _send_page(websocket, host, seat, sending)
         except Exception:  # a page must not go on without its updates: it connects again
@@ -209,6 +216,16 @@ async def _serve(
                 await websocket.close(code=1011, reason="updates stopped")
 
     sender = asyncio.create_task(updates())
+
+    async def renewed() -> None:
+        """The seat's token was renewed: the page closes with 4403, by its updates (woken
+        here) unless they have stopped; never by both at once."""
+        if sender.done():
+            await _close(websocket, 4403, RENEWED)
+        else:
+            event.set()
+            await sender
+
     try:
         while True:
             received = await websocket.receive()
@@ -216,30 +233,33 @@ async def _serve(
                 raise WebSocketDisconnect(received.get("code", 1000))
             text = received.get("text")
             if not isinstance(text, str):
-                await websocket.close(code=4400, reason="moves are JSON text")
+                await _close(websocket, 4400, "moves are JSON text")
                 return
             if not allowance.take():
-                await websocket.close(code=4429, reason="too many messages: reload the page")
+                await _close(websocket, 4429, "too many messages: reload the page")
                 return
             if len(text.encode()) > limits.message:
-                await websocket.close(code=4413, reason="a message too large")
+                await _close(websocket, 4413, "a message too large")
                 return
             try:
                 message = json.loads(text)
             except (ValueError, RecursionError):  # RecursionError: nested too deep
                 message = None
             if not yours():
-                await websocket.close(code=4403, reason=RENEWED)
+                await renewed()
                 return
             try:
-                reply = await anyio.to_thread.run_sync(host.play, seat, message)
+                reply = await anyio.to_thread.run_sync(host.play, seat, message, yours)
             except PopdiceError:  # the table has closed
                 raise
             except Exception:
                 log.exception("a move from seat %d's page failed: %.200r", seat, message)
                 reply = INTERNAL_ERROR
+            if not yours():  # renewed while the move was on its way: it was not played
+                await renewed()
+                return
             if sender.done():  # its updates stopped: let the page connect again for them
-                await websocket.close(code=1011, reason="updates stopped")
+                await _close(websocket, 1011, "updates stopped")
                 return
             async with sending:
                 await websocket.send_text(json.dumps({"reply": reply}))
