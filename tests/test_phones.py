@@ -304,8 +304,14 @@ def test_crafted_moves_are_refused_and_a_failing_move_leaves_the_page_playing(
             {"kind": "cross", "grid": grid, "line": "rx"},
             {"kind": "cross", "grid": "nowhere", "line": "r0"},
             {"kind": "box", "mode": "write", "number": 0, "colour": 0, "box": ["nowhere", 0, 0]},
+            {"kind": "box", "mode": "write", "number": 0, "colour": 0, "box": [grid, 10**4000, 0]},
+            {"kind": "box", "mode": "blackout", "box": [grid, -1, 0]},
+            {"kind": "box", "mode": "write", "number": 0, "colour": 0, "box": [grid, 0, 3]},
+            {"kind": "box", "mode": "write", "box": [grid, 0, 0]},
         ):
             assert "(bad_message)" in reply_to(ws, crafted)["text"], crafted
+        refused = [e for e in journal.entries(session.game_id) if e.kind == "refused"]
+        assert refused == []  # a message that is no move is answered, not journaled
         ws.send_text("[" * 2000 + "]" * 2000)  # deeper than Python's recursion limit
         assert "(bad_message)" in ws.receive_json()["reply"]["text"]
 

@@ -149,6 +149,11 @@ def move_of(table: LowdownTable, seat: int, message: Any) -> Move:
             raise Refused("bad_message", "a box is [grid, row, column]")
         if box[0] not in table.state.data.grid_names:
             raise Refused("bad_message", "no such grid")
+        size = table.state.data.size
+        if not (0 <= box[1] < size and 0 <= box[2] < size):
+            raise Refused("bad_message", f"rows and columns are counted 0 to {size - 1}")
+        if mode == lowdown_pick.WRITE and (number is None or colour is None):
+            raise Refused("bad_message", "writing a box takes a number die and a colour die")
         numbers, colours = lowdown_pick.offered(table, seat)
         if (number is not None and not 0 <= number < len(numbers)) or (
             colour is not None and not 0 <= colour < len(colours)
