@@ -248,6 +248,22 @@ def test_a_page_renewed_on_the_tables_thread_just_before_its_move_has_it_refused
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
+def test_a_move_from_a_page_the_game_has_moved_on_from_is_refused(journal: Journal) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    client, tokens, host = served(journal, session)
+    with client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as ann:
+        before = receive_page(ann)  # no dice yet
+        session.press_dome()
+        session.roll_hidden()
+        grid = before["grids"][0]["name"]
+        move = {"kind": "box", "mode": "write", "number": 0, "colour": 0, "box": [grid, 0, 0]}
+        stale = reply_to(ann, {**move, "choices": before["choices"]})
+        assert not stale["accepted"] and stale["text"].endswith("choose again (stale)")
+        now = host.page(0)  # what the page is sent once told of the change
+        assert now["choices"] != before["choices"]
+        assert reply_to(ann, {**move, "choices": now["choices"]})["accepted"]
+
+
 def test_a_page_opened_again_mid_turn_shows_the_game_as_it_is(journal: Journal) -> None:
     session = start(journal, game_popper(), game_handheld())
     client, tokens, _ = served(journal, session)

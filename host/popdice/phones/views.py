@@ -5,10 +5,14 @@ only, the dice they may write with now and, for each pick of dice, the boxes it 
 from the engine's legal moves (``lowdown_pick``). The hidden pair is in a page only once it
 is revealed: the laptop itself has nothing of it before (only its commitment). A move a page
 sends back is turned into the same move a typed command makes, for that page's player only.
+Dice are picked by their place, so a move says which choices its page showed (``choices``):
+one sent from a page the game has moved on from is refused, not read against other dice.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from ..games.lowdown.rules import BLACKOUT, lines_of
@@ -48,8 +52,18 @@ def lowdown_page(table: LowdownTable, seat: int, log: list[str]) -> dict[str, An
         "boards": [_board(table, s) for s in range(len(table.players))],
         "log": log[-LOG_LINES:],
         "mine": _mine(table, seat),
+        "choices": choices(table, seat),
     }
     return page
+
+
+def choices(table: LowdownTable, seat: int) -> str:
+    """A short digest of what ``seat`` may choose from now (the turn, its step, the dice
+    offered): it changes when a pick by place would mean other dice, not with the log."""
+    state = table.state
+    numbers, colours = lowdown_pick.offered(table, seat)
+    shown = [state.turns, state.step.value, state.active, numbers, colours, table.dice_in]
+    return hashlib.sha256(json.dumps(shown).encode()).hexdigest()[:12]
 
 
 def _board(table: LowdownTable, seat: int) -> dict[str, Any]:
@@ -117,6 +131,9 @@ def move_of(table: LowdownTable, seat: int, message: Any) -> Move:
     is not one is refused (``bad_message``). The page's player is the only one it moves."""
     if not isinstance(message, dict):
         raise Refused("bad_message", "a move is a JSON object")
+    seen = message.get("choices")
+    if seen is not None and seen != choices(table, seat):
+        raise Refused("stale", "the game moved on since your page showed it: look and choose again")
     kind = message.get("kind")
     if kind == "action":
         action = message.get("action")

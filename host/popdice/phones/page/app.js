@@ -44,8 +44,9 @@ function connect() {
   };
 }
 
-function send(move) {
-  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(move));
+function send(move) {  // with what this page showed: a move from a page left behind is refused
+  const sent = { ...move, choices: page.choices };
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(sent));
 }
 
 function keepPick() {
