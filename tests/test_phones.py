@@ -9,11 +9,13 @@ terminal the table is drawn on."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
 import socket
 import stat
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -214,6 +216,41 @@ def test_the_served_tables_renewal_gives_a_new_address_the_server_knows(
         assert refused.value.code == 403
         with urllib.request.urlopen(after, timeout=10) as page:
             assert page.status == 200
+
+
+PING = bytes([0x89, 0x80 | 125]) + bytes(4) + b"P" * 125  # a client's ping: masked, 125 bytes
+
+
+def test_a_client_sending_pings_and_reading_nothing_holds_little_of_the_server(
+    journal: Journal,
+) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    tokens = Tokens.for_game(journal.path.parent, session.game_id, 2)
+    with PhoneServer(TableHost(session), tokens, "127.0.0.1", 0) as server:
+        flooder = socket.socket()
+        flooder.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the pongs wait here
+        flooder.settimeout(10)
+        flooder.connect((server.address, server.port))
+        key = "dGhlIHNhbXBsZSBub25jZQ=="
+        flooder.sendall(
+            f"GET /ws/{tokens.by_seat[0]} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        assert flooder.recv(12) == b"HTTP/1.1 101"
+        flooder.settimeout(0.5)
+        sent, until = 0, time.monotonic() + 3.0
+        with contextlib.suppress(TimeoutError):  # the server stopped reading: so must we
+            while time.monotonic() < until:
+                flooder.sendall(PING * 8000)
+                sent += len(PING) * 8000
+        held = [
+            c.transport.get_write_buffer_size()
+            for c in list(server.server.server_state.connections)
+            if getattr(c, "transport", None) is not None
+        ]
+        flooder.close()
+    assert held and max(held) < 1_000_000, (held, sent)
 
 
 def test_a_page_renewed_while_it_sends_a_move_has_it_refused(journal: Journal) -> None:

@@ -15,9 +15,11 @@ import socket
 import threading
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from ..errors import PopdiceError
 from .host import TableHost
@@ -95,6 +97,42 @@ class DeadlineProtocol(H11Protocol):
         self.loop.call_later(REQUEST_DEADLINE, overdue)
 
 
+class BoundedWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's websocket that stops reading while what it must write waits: a client that
+    sends pings and never reads the pongs (answered by the protocol, not the app) would
+    otherwise fill the laptop's memory with them. Once closing, a client that still reads
+    nothing is cut off when the close times out, its unsent bytes dropped."""
+
+    write_blocked = False
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self.write_blocked = True
+        self.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self.write_blocked = False
+        if not self.read_paused:
+            self.transport.resume_reading()
+
+    async def receive(self) -> Any:
+        message = await self.queue.get()
+        if self.read_paused and self.queue.empty():
+            self.read_paused = False
+            if not self.write_blocked:
+                self.transport.resume_reading()
+        return message
+
+    async def send(self, message: Any) -> None:
+        await super().send(message)
+        if message.get("type") == "websocket.close" and self.close_timer is not None:
+            self.close_timer.cancel()
+            self.close_timer = self.loop.call_later(self.close_timeout, self.transport.abort)
+            if self.write_blocked:
+                self.transport.pause_reading()  # the close resumed it
+
+
 class QuietLog(RotatingFileHandler):
     """A log file of ``LOG_BYTES`` at most (and one before it) that says nothing when it
     cannot be written: the terminal is the table's."""
@@ -138,6 +176,7 @@ class PhoneServer:
         config = uvicorn.Config(
             make_app(host, tokens, self.limits, served_at=self.netloc),
             http=DeadlineProtocol,
+            ws=BoundedWebSocket,
             log_config=None,
             log_level="warning",
             access_log=False,
