@@ -93,6 +93,15 @@ def test_a_wrong_token_gets_403_and_no_socket(journal: Journal) -> None:
     assert "default-src 'none'" in page.headers["content-security-policy"]
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/../tokens.py").status_code == 404
+    for answer in (
+        client.get("/nowhere"),
+        client.post(f"/p/{tokens.by_seat[0]}"),
+        client.get(f"/p/{tokens.by_seat[0]}/", follow_redirects=False),
+    ):
+        assert answer.status_code in (404, 405), answer.status_code  # no redirect to a token
+        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["cache-control"] == "no-store"
+        assert tokens.by_seat[0] not in answer.headers.get("location", "")
     wrong = tokens.by_seat[0][:-1] + ("A" if tokens.by_seat[0][-1] != "A" else "B")
     refused = client.get(f"/p/{wrong}")
     assert refused.status_code == 403 and tokens.by_seat[0] not in refused.text

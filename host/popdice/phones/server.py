@@ -29,9 +29,11 @@ from importlib import resources
 
 import anyio
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import PopdiceError
@@ -162,13 +164,39 @@ def make_app(
         finally:
             hub.pages[seat].discard(entry)
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/p/{token}", page),
             Route("/static/{name}", static),
             WebSocketRoute("/ws/{token}", socket),
-        ]
+        ],
+        middleware=[Middleware(EveryResponse, headers=headers)],
     )
+    app.router.redirect_slashes = False  # its redirect would put a token in a Location
+    return app
+
+
+class EveryResponse:
+    """``headers`` on every HTTP response, Starlette's own (404, 405) too, unless the
+    response sets them itself."""
+
+    def __init__(self, app: ASGIApp, headers: dict[str, str]) -> None:
+        self.app = app
+        self.headers = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(n, v) for n, v in self.headers if n not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 async def _close(websocket: WebSocket, code: int, reason: str) -> None:
