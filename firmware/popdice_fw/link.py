@@ -164,12 +164,19 @@ class Link:
             while self._tx:
                 frame = self._tx.pop(0)
                 self._space.set()
-                try:
-                    # A leading delimiter ends any partial frame a fault left on the line,
-                    # so that damage to one frame never spoils the next.
-                    await self._port.write(b"\x00" + frame)
-                    self.stats["tx_frames"] += 1
-                except OSError:
+                for _attempt in range(2):
+                    try:
+                        # A leading delimiter ends any partial frame a fault left on the
+                        # line, so that damage to one frame never spoils the next.
+                        await self._port.write(b"\x00" + frame)
+                        self.stats["tx_frames"] += 1
+                        break
+                    except OSError:
+                        self.stats["tx_dropped"] += 1
+                        break
+                    except MemoryError:  # no block for the write's copy: once more, after
+                        gc.collect()  # a collection, rather than leave a reply to the resend
+                else:
                     self.stats["tx_dropped"] += 1
             if self._stopping:
                 self._stopped.set()

@@ -104,6 +104,24 @@ async def test_an_error_quoting_a_lone_surrogate_is_still_utf8():
     assert (await h.reply(2))["v"] == {"applied": 1}
 
 
+async def test_a_reply_whose_write_finds_no_memory_is_written_after_all():
+    h = Harness()
+    await h.hello()
+    write = h.port.write
+    failed = []
+
+    async def short_of_memory(data):
+        if not failed:
+            failed.append(data)
+            raise MemoryError
+        await write(data)
+
+    h.port.write = short_of_memory
+    h.cmd(1, "add")
+    assert (await h.reply(1))["v"] == {"applied": 1}
+    assert len(failed) == 1 and h.link.stats["duplicates"] == 0  # not the host's resend
+
+
 async def test_events_are_resent_until_acknowledged():
     h = Harness()
     await h.hello()
