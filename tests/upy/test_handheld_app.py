@@ -82,7 +82,14 @@ class Rig:
         self.seq = 0
 
     def describe(self):
-        return "link %r, heap free %d" % (self.app.link.stats, gc.mem_free())
+        link = self.app.link
+        return "link %r, last command %d (%s), tasks %r, heap free %d" % (
+            link.stats,
+            link._last_seq,
+            "no reply yet" if link._last_reply is None else "replied",
+            link.supervisor.report(),
+            gc.mem_free(),
+        )
 
     async def stop(self):
         """Ends every task of the app, so that none outlives its test."""
