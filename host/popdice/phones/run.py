@@ -103,16 +103,12 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     otherwise fill the laptop's memory with them. Once closing, a client that still reads
     nothing is cut off when the close times out, its unsent bytes dropped."""
 
-    write_blocked = False
-
     def pause_writing(self) -> None:
-        super().pause_writing()
-        self.write_blocked = True
+        super().pause_writing()  # clears ``writable`` until the writes have drained
         self.transport.pause_reading()
 
     def resume_writing(self) -> None:
         super().resume_writing()
-        self.write_blocked = False
         if not self.read_paused:
             self.transport.resume_reading()
 
@@ -120,7 +116,7 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         message = await self.queue.get()
         if self.read_paused and self.queue.empty():
             self.read_paused = False
-            if not self.write_blocked:
+            if self.writable.is_set():
                 self.transport.resume_reading()
         return message
 
@@ -129,7 +125,7 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         if message.get("type") == "websocket.close" and self.close_timer is not None:
             self.close_timer.cancel()
             self.close_timer = self.loop.call_later(self.close_timeout, self.transport.abort)
-            if self.write_blocked:
+            if not self.writable.is_set():
                 self.transport.pause_reading()  # the close resumed it
 
 
