@@ -273,10 +273,7 @@ async def _serve(
                 message = json.loads(text)
             except (ValueError, RecursionError):  # RecursionError: nested too deep
                 message = None
-            if not yours():
-                await renewed()
-                return
-            try:
+            try:  # ``yours`` is asked where the move is played
                 reply = await anyio.to_thread.run_sync(host.play, seat, message, yours)
             except PopdiceError:  # the table has closed
                 raise
