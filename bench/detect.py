@@ -7,8 +7,9 @@ family's evaluation units, none of whose sessions any fit saw:
 
 - left out: settings fitted, popping on the release, on the other families' pools of units;
 - calibrated: each unit fitted on 12 minutes of its own labelled sessions as `popdice
-  calibrate` fits it (both modes, the mode chosen by popdice.traces.tune.choose_pop_on on
-  4-fold cross-validated scores), scored on its evaluation sessions;
+  calibrate` fits it (both modes, the mode chosen by popdice.traces.tune.choose on
+  4-fold cross-validated scores, or the built-in settings kept where they do as well on
+  those minutes), scored on its evaluation sessions;
 - shipped: the firmware's built-in settings (popdice_fw/builtin_settings.py).
 
 Each row gives recall with its 95 % interval (Wilson), false presses an hour of non-press
@@ -313,8 +314,10 @@ def family_report(family: FamilyData, row: FamilyRow, measured: dict) -> dict[st
             {
                 "unit": unit.unit,
                 "pop_on": unit.pop_on,
+                "kept_built_in": unit.kept,
                 "why": unit.why,
                 "cross_validated": {m: figures(s) for m, s in unit.cross_validated.items()},
+                "built_in_on_calibration": figures(unit.built_in),
                 "evaluation": figures(unit.evaluated, CALIBRATED_TARGETS),
                 "settings": unit.settings,
             }
@@ -359,7 +362,8 @@ def print_cross_family(report: dict[str, Any], rows: list[FamilyRow], plan: Plan
             print(f"{row.name:11} {label:11} {figures_line(result)}  {met}")
     print()
     print(
-        "calibrated units: the mode each chose (popdice.traces.tune.choose_pop_on, on "
+        "calibrated units: the mode each chose, or the built-in settings kept "
+        "(popdice.traces.tune.choose, on "
         f"{plan.calibration_folds}-fold cross-validated scores of its calibration), and its "
         "figures on its evaluation sessions (recall, false presses an hour); the fit's cost "
         "over the family's units (popdice/traces/tune.py's cost(): 1 per 0.5 % missed or "
@@ -367,7 +371,8 @@ def print_cross_family(report: dict[str, Any], rows: list[FamilyRow], plan: Plan
     )
     for row, family in zip(rows, families, strict=True):
         units = [
-            f"u{unit.unit} {unit.pop_on} {percent(unit.evaluated.recall)} "
+            f"u{unit.unit} {'built-in' if unit.kept else unit.pop_on} "
+            f"{percent(unit.evaluated.recall)} "
             f"{rate(unit.evaluated.false_per_hour)}/h"
             for unit in row.units
         ]

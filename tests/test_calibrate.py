@@ -33,7 +33,8 @@ def test_calibrate_records_each_step_fits_and_writes_the_popper(
     # cross-validated over two stretches, not four: six fits instead of ten; and on less
     # than tuning asks for (an hour's worth of fitting is the bench's): the test is of the
     # steps, not of the fit's figures
-    monkeypatch.setattr(calibrate_cli, "tune", functools.partial(tune, folds=2))
+    # and without the built-in settings competing: on the model they serve they would be kept
+    monkeypatch.setattr(calibrate_cli, "tune", functools.partial(tune, folds=2, keep_in_use=False))
     monkeypatch.setattr(tune_module, "check_enough", lambda _recordings, _where: None)
     asked: list[str] = []
 
@@ -174,3 +175,30 @@ def test_a_fit_that_finds_no_press_is_not_offered(
     assert "not written: these settings find none of the presses" in out
     assert popper.detector().source == "built-in"
     assert (keep / "detector.json").is_file()
+
+
+def test_a_fit_no_better_than_the_popper_s_detector_leaves_it_in_place(
+    popper_dut, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    popper: Popper = popper_dut.client
+    asked: dict[str, object] = {}
+
+    def kept(*_args, **given) -> TuneResult:
+        asked.update(given)
+        result = canned_fit(0)
+        result.kept, result.why = True, "keeps the popper's built-in settings: ..."
+        return result
+
+    monkeypatch.setattr(calibrate_cli, "tune", kept)
+    keep = tmp_path / "calibration"
+    code = calibrate(popper, keep, lambda _s, _n: None, model_recordings, lambda _q: True)
+    out = capsys.readouterr().out
+    assert code == 0
+    assert asked["in_use"] == popper.detector().settings == defaults()
+    assert asked["in_use_name"] == "popper's built-in"
+    assert "keeps the popper's built-in settings" in out
+    assert (
+        f"not written: the popper keeps its built-in detector (the recordings are in {keep})" in out
+    )
+    assert popper.detector().source == "built-in"
+    assert json.loads((keep / "detector.json").read_text())["kept"] is True

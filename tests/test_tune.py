@@ -147,7 +147,7 @@ def test_tune_fits_settings_that_find_presses_it_did_not_see(
     recordings: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "detector.json"
-    assert main(["tune", str(recordings), "--out", str(out), "--folds", "2"]) == 0
+    assert main(["tune", str(recordings), "--out", str(out), "--folds", "2", "--no-built-in"]) == 0
     printed = capsys.readouterr().out
     assert "cross-validated: recall" in printed and "false presses an hour" in printed
     assert "pops on the " in printed and "(on the release " in printed
@@ -173,6 +173,50 @@ def test_tune_fits_settings_that_find_presses_it_did_not_see(
     result = score(t_ms, found, unseen.press_times_ms, unseen.releases_ms)
     assert result.recall is not None and result.recall >= 0.9
     assert len(result.false_ms) <= 2
+
+
+@pytest.mark.runs_long
+def test_tune_keeps_the_built_in_settings_where_the_fit_does_no_better(
+    recordings: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The recordings are the model the built-in settings serve: a fit on 2.5 minutes of it
+    does no better, so the built-in settings are written, with their score on the recordings
+    and the fit's beside it."""
+    out = tmp_path / "detector.json"
+    assert main(["tune", str(recordings), "--out", str(out), "--folds", "2"]) == 0
+    printed = capsys.readouterr().out
+    written = json.loads(out.read_text())
+    assert written["kept"] is True and written["settings"] == defaults()
+    assert written["why"].startswith("keeps the built-in settings: on these recordings, none ")
+    assert ", popping on the " in written["why"] and written["why"] in printed
+    assert "the built-in settings on these recordings: recall" in printed
+    assert "keep the popper's built-in detector" in printed and "cross-validated:" not in printed
+    found = tune(load_recordings(recordings), folds=2, jobs=1, keep_in_use=False)
+    built_in = tune_module.Tuner(load_recordings(recordings)).score(defaults())
+    assert tune_module.cost(built_in) <= tune_module.cost(found.cross_validated)
+
+
+def _scored(found: int, false: int) -> Score:
+    """40 presses over an hour, ``found`` of them 5 ms after their release, ``false`` false
+    presses."""
+    return Score(40, [5.0] * found, [0.0] * (40 - found), [1.0] * false, 3600.0, 3600.0)
+
+
+def test_the_settings_in_use_are_kept_unless_the_fit_does_better() -> None:
+    fits = {"release": _scored(39, 0), "press": _scored(39, 0)}
+    mode, why = tune_module.choose(fits, _scored(39, 0), "popper's detector.json")
+    assert mode is None and why.startswith("keeps the popper's detector.json settings: ")
+    assert "find 97.5 % of the presses at 0.0 false" in why and "popping on the release" in why
+    assert tune_module.choose(fits, _scored(38, 0))[0] == "release"
+    # a false press an hour costs as much as 0.5 % of the presses missed
+    assert tune_module.choose(fits, _scored(40, 4))[0] is None
+    assert tune_module.choose(fits, _scored(40, 6))[0] == "release"
+    assert tune_module.choose(fits, None)[0] == "release"
+    assert tune_module.choose({"press": _scored(40, 0)}, None) == (
+        "press",
+        "pops on the press, as asked",
+    )
+    assert tune_module.choose({"press": _scored(39, 0)}, _scored(40, 0))[0] is None
 
 
 def refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:

@@ -8,14 +8,15 @@ units, whose sessions no fit ever saw:
   settings fitted on the kinds that were;
 - **calibrated**: for each evaluation unit, what ``popdice calibrate`` would give it. Its own
   twelve labelled minutes (``Plan.calibration_*``) are fitted on twice, popping on the
-  release and popping on the press, and ``choose_pop_on`` picks the mode from the two
-  *cross-validated* scores, as ``popdice tune`` does: the minutes are cut into
+  release and popping on the press, and ``choose`` picks the mode from the two
+  *cross-validated* scores, or keeps the built-in settings where they do as well on those
+  minutes, as ``popdice tune`` does: the minutes are cut into
   ``Plan.calibration_folds`` stretches of time and each is scored with settings fitted on
   the others (``tune``'s procedure, done here with the bench's shared fits so that every
   unit's ten fits run in the same pool of processes; unlike ``tune`` it does not refuse a
   unit with too few presses or minutes). The chosen mode's settings, fitted on all twelve
-  minutes, are scored on the unit's evaluation sessions; the row adds up the units. Each
-  unit's mode, and why, is kept (``UnitCalibration``);
+  minutes (or the built-in ones, where kept), are scored on the unit's evaluation sessions;
+  the row adds up the units. Each unit's mode, and why, is kept (``UnitCalibration``);
 - **shipped**: the firmware's built-in settings (``defaults()``), what a popper does before
   anyone calibrates it.
 
@@ -32,7 +33,7 @@ from typing import Any
 from popdice.traces.measured import Measured, defaults
 from popdice.traces.scoring import Score
 from popdice.traces.trace import Trace, driver_mg, main_blows_ms
-from popdice.traces.tune import FOLDS, POP_ON, Fits, Recording, Tuner, choose_pop_on
+from popdice.traces.tune import FOLDS, POP_ON, Fits, Recording, Tuner, choose
 
 from .causes import kind_of
 from .families import family
@@ -103,11 +104,13 @@ class UnitCalibration:
     """One evaluation unit calibrated as ``popdice calibrate`` does it."""
 
     unit: int
-    pop_on: str  # the mode chosen: "release" or "press"
-    why: str  # ``choose_pop_on``'s sentence
-    settings: dict[str, Any]  # fitted on all the calibration minutes, popping on ``pop_on``
+    pop_on: str  # what ``settings`` pop on: "release" or "press"
+    why: str  # ``choose``'s sentence
+    settings: dict[str, Any]  # fitted on all the calibration minutes, or the built-in ones
     cross_validated: dict[str, Score]  # each mode's, on the calibration minutes
     evaluated: Score  # ``settings`` on the unit's evaluation sessions
+    built_in: Score = field(default_factory=Score)  # the built-in settings on those minutes
+    kept: bool = False  # the built-in settings did as well there, and are kept
 
 
 @dataclass
@@ -216,10 +219,14 @@ def _calibrated(
         for fold, index in enumerate(started.by_fold[mode]):
             tests = [i for i, f in enumerate(started.fold_of) if f == fold]
             held_out[mode].add(tuner.score(fits.result(index), tests))
-    mode, why = choose_pop_on(held_out["release"], held_out["press"])
-    settings = {m: fits.result(started.whole[m]) for m in POP_ON}[mode]
+    built_in = tuner.score(defaults())
+    mode, why = choose(held_out, built_in)
+    whole = {m: fits.result(started.whole[m]) for m in POP_ON}
+    settings = defaults() if mode is None else whole[mode]
     evaluated = _score(unit.evaluation, settings, cache)
-    return UnitCalibration(unit.unit, mode, why, settings, held_out, evaluated)
+    return UnitCalibration(
+        unit.unit, settings["pop_on"], why, settings, held_out, evaluated, built_in, mode is None
+    )
 
 
 def leave_one_out(

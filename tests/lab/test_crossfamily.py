@@ -115,13 +115,22 @@ def test_a_calibrated_unit_pops_on_the_mode_tune_chooses_for_its_minutes(
             assert unit.unit == made.unit
             assert unit.pop_on in ("release", "press")
             assert unit.settings["pop_on"] == unit.pop_on
-            assert unit.why.startswith(f"pops on the {unit.pop_on}")
+            if unit.kept:
+                assert unit.settings == defaults()
+                assert unit.why.startswith("keeps the built-in settings: ")
+            else:
+                assert unit.why.startswith(f"pops on the {unit.pop_on}")
             assert set(unit.cross_validated) == set(POP_ON)
             if (row.name, unit.unit) != ("table", 1):
                 continue  # one unit against tune itself is enough
             result = tune(made.calibration, folds=TINY.calibration_folds, jobs=1)
-            assert (result.settings, result.why) == (unit.settings, unit.why)
-            assert result.cross_validated == unit.cross_validated[unit.pop_on]
+            assert (result.settings, result.why, result.kept) == (
+                unit.settings,
+                unit.why,
+                unit.kept,
+            )
+            chosen = unit.built_in if unit.kept else unit.cross_validated[unit.pop_on]
+            assert result.cross_validated == chosen
     assert rows[0].modes == [unit.pop_on for unit in rows[0].units]
 
 
@@ -193,3 +202,4 @@ def test_fits_in_worker_processes_give_the_fits_made_here(tiny_fits: Tiny) -> No
     table = data[0]
     assert (table.name, rows[1].name) == ("table", "springmass")
     assert tune_module.Tuner(table.pool).fit() == rows[1].left_out_settings
+

@@ -66,7 +66,9 @@ measures whether this dome's releases stand clear of everything else, and choose
 the dice pop on the release (as the printed game's popper does) or on the press, saying
 which and why. It shows the cross-validated figures beside those of the popper's detector
 now on the same recordings, and writes the settings to the popper, which keeps them in
-its flash (detector.json) and detects with them at once and after every boot. A fit that
+its flash (detector.json) and detects with them at once and after every boot. Where the
+popper's detector now does as well on the recordings as the fit does cross-validated, it
+is kept and nothing is written: a few minutes are little to fit on. A fit that
 misses a target ({TARGETS}) is written only if you say
 so, and one that finds none of the presses is not written at all. The recordings and the
 settings are kept in --keep DIR, so the fit can be checked or done again.
@@ -178,11 +180,23 @@ def calibrate(
             keep.rmdir()
         raise
     recordings = load_recordings(keep)
-    result = tune(recordings, where=str(keep), progress=ProgressBar("tuning"))
+    in_use = popper.detector()
+    result = tune(
+        recordings,
+        where=str(keep),
+        progress=ProgressBar("tuning"),
+        in_use=in_use.settings,
+        in_use_name=f"popper's {in_use.source}",
+    )
     write_replacing(keep / "detector.json", json.dumps(document(result), indent=2) + "\n")
     print(result.why)
+    if result.kept:
+        print(
+            f"not written: the popper keeps its {in_use.source} detector (the recordings are "
+            f"in {keep})"
+        )
+        return 0
     print("fitted, cross-validated: " + summary(result.cross_validated))
-    in_use = popper.detector()
     before = score_as_the_popper(recordings, in_use.settings)
     print(f"the popper's {in_use.source} detector on the same recordings: " + summary(before))
     if finds_nothing(result):

@@ -19,7 +19,11 @@ cannot make stricter within the firmware's range, are not tried.
 
 The settings are fitted for popping on the release, on the press, or both (``POP_ON``);
 ``choose_pop_on`` picks the release unless it finds clearly fewer presses, or more false
-ones, than popping on the press, and says why.
+ones, than popping on the press, and says why. The settings in use (the built-in ones,
+unless a caller says otherwise) compete too: they were not fitted on these recordings, so
+their score on them is as honest as the fit's cross-validated one, and where it is at least
+as good they are kept (``choose``). A dozen minutes is little to fit on, and a fit that does
+no better than settings fitted on far more is not worth the change.
 
 The figures ``tune`` reports are cross-validated: every recording is cut into ``folds``
 stretches of time, and each stretch is scored with settings fitted on all the others.
@@ -458,6 +462,7 @@ class TuneResult:
     seconds: float
     why: str = ""  # why the settings pop on what they pop on
     other: Score | None = None  # cross-validated, popping on the other, where both were fitted
+    kept: bool = False  # the settings in use did at least as well as the fit, and are kept
 
 
 def tune(
@@ -467,12 +472,17 @@ def tune(
     progress: Callable[[int, int, str], None] | None = None,
     jobs: int | None = None,
     pop_on: str = "auto",
+    in_use: dict[str, Any] | None = None,
+    in_use_name: str = "built-in",
+    keep_in_use: bool = True,
 ) -> TuneResult:
     """Fits settings on all the recordings, and scores settings fitted on all but each fold
     of time on that fold: popping on ``pop_on`` (``release``, ``press``, or ``auto``: both,
-    then ``choose_pop_on``). The fits run at once in ``jobs`` processes (default: one per
-    core; ``worker_processes``, ``Fits``); with 1, or where no process can be started, here
-    one after the other. The result is the same either way."""
+    then ``choose_pop_on``). The settings ``in_use`` (default: the built-in ones) are kept
+    instead where they do as well (``choose``), unless ``keep_in_use`` is false. The fits
+    run at once in ``jobs`` processes (default: one per core; ``worker_processes``,
+    ``Fits``); with 1, or where no process can be started, here one after the other. The
+    result is the same either way."""
     check_enough(recordings, where)
     modes = POP_ON if pop_on == "auto" else (pop_on,)
     pieces = [piece for r in recordings for piece in r.cut(folds)]
@@ -505,22 +515,55 @@ def tune(
         held_out[mode] = Score()
         for fold in range(folds):
             held_out[mode].add(tuner.score(by_fold[fold], tests[fold]))
-    if len(modes) > 1:
-        mode, why = choose_pop_on(held_out["release"], held_out["press"])
-        other = held_out["press" if mode == "release" else "release"]
+    standing = check_settings(in_use or {})
+    theirs = tuner.score(standing) if keep_in_use and standing["pop_on"] in modes else None
+    mode, why = choose(held_out, theirs, in_use_name)
+    if mode is None:
+        assert theirs is not None
+        settings, cross_validated, other = standing, theirs, None
     else:
-        mode, why, other = modes[0], f"popping on the {modes[0]}, as asked", None
-    settings = chosen[mode][1]
+        settings, cross_validated = chosen[mode][1], held_out[mode]
+        other = next((held_out[m] for m in modes if m != mode), None)
     return TuneResult(
         settings,
-        held_out[mode],
+        cross_validated,
         whole.score(settings),
         [r.name for r in recordings],
         sum(len(r.onsets_ms) for r in recordings),
         sum(r.seconds for r in recordings),
         why,
         other,
+        kept=mode is None,
     )
+
+
+def choose(
+    held_out: dict[str, Score], in_use: Score | None = None, in_use_name: str = "built-in"
+) -> tuple[str | None, str]:
+    """What to detect with, from the fits' cross-validated scores (one mode's, or both's) and
+    the score of the settings in use on the same recordings (None: they pop on a mode not
+    fitted, and do not compete), and why, in a sentence: the mode to pop on (with both,
+    ``choose_pop_on``'s), or None to keep the settings in use, where they cost no more."""
+    if len(held_out) > 1:
+        mode, why = choose_pop_on(held_out["release"], held_out["press"])
+    else:
+        mode = next(iter(held_out))
+        why = f"pops on the {mode}, as asked"
+    fit = held_out[mode]
+    if in_use is not None and cost(in_use) <= cost(fit):
+        return None, (
+            f"keeps the {in_use_name} settings: on these recordings, none of which they were "
+            f"fitted on, they find {_said(in_use)}; settings fitted on them would find "
+            f"{_said(fit)}, popping on the {mode} (cross-validated)"
+        )
+    return mode, why
+
+
+def _said(result: Score) -> str:
+    recall = 100.0 * (result.recall or 0.0)
+    per_hour = result.false_per_hour
+    false = "?" if per_hour is None else f"{per_hour:.1f}"
+    return f"{recall:.1f} % of the presses at {false} false presses an hour"
 
 
 def choose_pop_on(release: Score, press: Score) -> tuple[str, str]:
@@ -528,22 +571,16 @@ def choose_pop_on(release: Score, press: Score) -> tuple[str, str]:
     and why, in a sentence: the release, unless its presses do not stand clear (it finds
     clearly fewer of them, or makes clearly more false presses, than popping on the press)."""
 
-    def said(result: Score) -> str:
-        recall = 100.0 * (result.recall or 0.0)
-        per_hour = result.false_per_hour
-        false = "?" if per_hour is None else f"{per_hour:.1f}"
-        return f"{recall:.1f} % of the presses at {false} false presses an hour"
-
     recall_lost = (press.recall or 0.0) - (release.recall or 0.0)
     false_more = (release.false_per_hour or 0.0) - (press.false_per_hour or 0.0)
     if recall_lost <= RELEASE_RECALL_GIVE and false_more <= RELEASE_FALSE_GIVE:
         return "release", (
             f"pops on the release: this dome's releases stand clear (on the release "
-            f"{said(release)}; on the press {said(press)})"
+            f"{_said(release)}; on the press {_said(press)})"
         )
     return "press", (
         f"pops on the press: this dome's releases do not stand clear of the rest "
-        f"(on the release {said(release)}; on the press {said(press)})"
+        f"(on the release {_said(release)}; on the press {_said(press)})"
     )
 
 
@@ -705,6 +742,7 @@ def document(result: TuneResult) -> dict[str, Any]:
             "seconds": round(result.seconds, 1),
         },
         "pop_on": result.settings["pop_on"],
+        "kept": result.kept,
         "why": result.why,
         "cross_validated": figures(result.cross_validated),
         "on_the_fitted_recordings": figures(result.fitted),

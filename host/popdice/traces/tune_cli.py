@@ -36,7 +36,9 @@ t_ms,x_g,y_g,z_g, each with NAME.labels.json beside it ({{"presses_ms": [...]}},
 marks as a person gives them; "releases_ms" beside it, if known, times the pops too); every
 moment not labelled as a press counts as not a press. With --pop-on auto (the default) it
 fits the settings for popping on the release and on the press, and keeps the release
-unless this unit's releases do not stand clear; it says which and why. Record presses,
+unless this unit's releases do not stand clear; it says which and why. Where the popper's
+built-in settings do as well on the recordings as the fit does cross-validated, it writes
+those instead, and says so (--no-built-in writes the fit all the same). Record presses,
 and just as much of everything else the unit will feel: knocks on the table, dice landing,
 lifting it and putting it down. Tuning needs at least {MIN_PRESSES} presses, \
 {MIN_SECONDS:.0f} s of recordings
@@ -87,6 +89,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="pop on the dome's release, on the press, or fit both and choose (default auto)",
     )
     parser.add_argument(
+        "--no-built-in",
+        action="store_true",
+        help="write the fit even where the built-in settings do as well on the recordings",
+    )
+    parser.add_argument(
         "--jobs",
         type=whole_number(1, MOST_JOBS),
         metavar="J",
@@ -101,7 +108,13 @@ def run_tune(args: argparse.Namespace) -> int:
     output_target(out, TraceError)
     recordings = load_recordings(args.folder)
     result = tune(
-        recordings, args.folds, str(args.folder), ProgressBar("tuning"), args.jobs, args.pop_on
+        recordings,
+        args.folds,
+        str(args.folder),
+        ProgressBar("tuning"),
+        args.jobs,
+        args.pop_on,
+        keep_in_use=not args.no_built_in,
     )
     write_replacing(out, json.dumps(document(result), indent=2) + "\n", TraceError)
     print(
@@ -109,6 +122,10 @@ def run_tune(args: argparse.Namespace) -> int:
         f"{result.seconds / 60:.1f} min"
     )
     print(result.why)
+    if result.kept:
+        print("the built-in settings on these recordings: " + summary(result.fitted))
+        print(f"the built-in settings written to {out}: keep the popper's built-in detector")
+        return 0
     print("cross-validated: " + summary(result.cross_validated))
     print("on the recordings it was fitted on: " + summary(result.fitted))
     missed = missed_targets(result.cross_validated)
