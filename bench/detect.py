@@ -41,7 +41,7 @@ press's release (or main blow) where the labels give releases, else from its ons
 How detections are matched to labels: popdice/traces/scoring.py.
 
     .venv/bin/python bench/detect.py [--quick] [--families a,b,c] [--units N] [--first-unit K]
-        [--jobs J] [--json]
+        [--jobs J] [--no-left-out] [--json]
     .venv/bin/python bench/detect.py --corpus [DIR] [--json]
 """
 
@@ -232,6 +232,12 @@ def main(argv: list[str] | None = None) -> int:
         default=os.cpu_count() or 1,
     )
     parser.add_argument(
+        "--no-left-out",
+        action="store_true",
+        help="the calibrated and shipped rows alone: none of the left-out fits, the run's "
+        "longest (to compare changes to calibration)",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print one JSON object with the figures instead"
     )
     args = parser.parse_args(argv)
@@ -247,12 +253,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
         with worker_processes(args.jobs) as workers:
-            return cross_family(names, plan, workers, args.json)
+            return cross_family(names, plan, workers, args.json, not args.no_left_out)
     return corpus(Path(args.corpus), args.json)
 
 
 def cross_family(
-    names: list[str], plan: Plan, workers: Executor | None, as_json: bool = False
+    names: list[str],
+    plan: Plan,
+    workers: Executor | None,
+    as_json: bool = False,
+    left_out: bool = True,
 ) -> int:
     started = time.monotonic()
 
@@ -270,7 +280,7 @@ def cross_family(
             say(f"made {made.name}")
             data.append(made)
     measured: dict = {}  # each recording measured once, for the table and the causes
-    rows, everything = leave_one_out(data, say, measured, workers, plan.calibration_folds)
+    rows, everything = leave_one_out(data, say, measured, workers, plan.calibration_folds, left_out)
     say("scoring the faint presses and the causes")
     report = {
         "detector": "firmware/popdice_fw/press.py",
@@ -402,11 +412,12 @@ def print_cross_family(report: dict[str, Any], rows: list[FamilyRow], plan: Plan
             print(f"  {family['name']:11} {label:11} false: {found['false']}")
             print(f"  {'':11} {'':11} missed: {found['missed']}")
     print()
-    print("settings fitted on every family, popping on the release:")
-    print("  " + json.dumps(report["every_family_settings"]))
-    for row in rows:
-        print(f"  without {row.name}: " + json.dumps(row.left_out_settings))
-    print()
+    if report["every_family_settings"] is not None:
+        print("settings fitted on every family, popping on the release:")
+        print("  " + json.dumps(report["every_family_settings"]))
+        for row in rows:
+            print(f"  without {row.name}: " + json.dumps(row.left_out_settings))
+        print()
     print(f"({report['seconds']} s)")
 
 

@@ -119,16 +119,19 @@ class FamilyRow:
 
     name: str
     summary: str
-    left_out: Score
+    left_out: Score | None  # None: not fitted (``leave_one_out(left_out=False)``)
     calibrated: Score
     shipped: Score
-    left_out_settings: dict[str, Any]
+    left_out_settings: dict[str, Any] | None
     units: list[UnitCalibration] = field(default_factory=list)
     fitted_on: list[str] = field(default_factory=list)  # the left-out settings' recordings
 
     def rows(self) -> list[tuple[str, Score]]:
-        """(``ROWS``' name, its score) of each row, in ``ROWS``' order."""
-        return list(zip(ROWS, (self.left_out, self.calibrated, self.shipped), strict=True))
+        """(``ROWS``' name, its score) of each row made, in ``ROWS``' order."""
+        scores = (self.left_out, self.calibrated, self.shipped)
+        return [
+            (name, score) for name, score in zip(ROWS, scores, strict=True) if score is not None
+        ]
 
     @property
     def modes(self) -> list[str]:
@@ -235,13 +238,16 @@ def leave_one_out(
     cache: dict[tuple[str, int], Measured] | None = None,
     workers: Executor | None = None,
     folds: int = FOLDS,
-) -> tuple[list[FamilyRow], dict[str, Any]]:
+    left_out: bool = True,
+) -> tuple[list[FamilyRow], dict[str, Any] | None]:
     """Each family scored with the others' fit (left out), with each unit's own
     calibration (cross-validated over ``folds`` stretches), and with the built-in settings
     (shipped); and the settings fitted on every family's pool, popping on the release.
     ``cache``: the recordings' measurements, kept for more scoring afterwards (``Tuner``'s).
     ``workers`` (processes): the fits run there, the largest first, while this process
-    scores; without, one after the other here. The figures are the same either way."""
+    scores; without, one after the other here. The figures are the same either way.
+    ``left_out`` false: the calibrated and shipped rows alone, without the longest fits
+    (the left-out rows and the settings on every family are None)."""
     say = progress or (lambda _what: None)
     cache = {} if cache is None else cache
 
@@ -250,13 +256,15 @@ def leave_one_out(
             say(f"fitted on {what} ({done} of {total})")
 
     fits = Fits(workers, cache, counted)
-    everything = fits.start("every family", [r for d in data for r in d.pool])
+    everything, by_family = None, {}
     others = {
-        left_out.name: [r for d in data if d is not left_out for r in d.pool] for left_out in data
+        dropped.name: [r for d in data if d is not dropped for r in d.pool] for dropped in data
     }
-    by_family = {
-        name: fits.start(f"every family but {name}", pool) for name, pool in others.items()
-    }
+    if left_out:
+        everything = fits.start("every family", [r for d in data for r in d.pool])
+        by_family = {
+            name: fits.start(f"every family but {name}", pool) for name, pool in others.items()
+        }
     calibrations = {
         (made.name, unit.unit): _cut(unit.calibration, folds)
         for made in data
@@ -286,21 +294,21 @@ def leave_one_out(
                     for fold in range(folds)
                 ]
     rows = []
-    for left_out in data:
-        evaluation = [r for u in left_out.units for r in u.evaluation]
-        settings = fits.result(by_family[left_out.name])
+    for dropped in data:
+        evaluation = [r for u in dropped.units for r in u.evaluation]
+        settings = fits.result(by_family[dropped.name]) if left_out else None
         row = FamilyRow(
-            left_out.name,
-            left_out.summary,
-            left_out=_score(evaluation, settings, cache),
+            dropped.name,
+            dropped.summary,
+            left_out=None if settings is None else _score(evaluation, settings, cache),
             calibrated=Score(),
             shipped=_score(evaluation, defaults(), cache),
             left_out_settings=settings,
-            fitted_on=[r.name for r in others[left_out.name]],
+            fitted_on=[r.name for r in others[dropped.name]] if left_out else [],
         )
-        for unit in left_out.units:
-            own = _calibrated(unit, calibrations[left_out.name, unit.unit], fits, cache)
+        for unit in dropped.units:
+            own = _calibrated(unit, calibrations[dropped.name, unit.unit], fits, cache)
             row.units.append(own)
             row.calibrated.add(own.evaluated)
         rows.append(row)
-    return rows, fits.result(everything)
+    return rows, None if everything is None else fits.result(everything)

@@ -53,6 +53,7 @@ def fit_tiny() -> Tiny:
         rows, everything = leave_one_out(
             data, steps.append, workers=workers, folds=TINY.calibration_folds
         )
+    assert everything is not None
     return data, rows, everything, steps
 
 
@@ -90,6 +91,7 @@ def test_each_family_is_scored_with_fits_that_never_saw_it(tiny_fits: Tiny) -> N
             assert result.timed  # every press has its release: latency from it
         assert len(row.units) == len(own.units)
         assert sum(u.evaluated.labelled for u in row.units) == row.calibrated.labelled
+        assert row.left_out_settings is not None
         assert check_settings(row.left_out_settings) == row.left_out_settings
         assert row.left_out_settings["pop_on"] == "release"
     assert check_settings(everything) == everything
@@ -203,3 +205,17 @@ def test_fits_in_worker_processes_give_the_fits_made_here(tiny_fits: Tiny) -> No
     assert (table.name, rows[1].name) == ("table", "springmass")
     assert tune_module.Tuner(table.pool).fit() == rows[1].left_out_settings
 
+
+def test_without_the_left_out_rows_no_left_out_fit_is_made(tiny_fits: Tiny) -> None:
+    data, rows, _everything, _steps = tiny_fits
+    steps: list[str] = []
+    alone, everything = leave_one_out(
+        data, steps.append, folds=TINY.calibration_folds, left_out=False
+    )
+    assert everything is None
+    assert not any("every family" in step for step in steps)
+    assert sum("fitted on " in step for step in steps) == FITS - 1 - len(FAMILIES)
+    for row, full in zip(alone, rows, strict=True):
+        assert [label for label, _ in row.rows()] == ["calibrated", "shipped"]
+        assert row.left_out is None and row.left_out_settings is None
+        assert (row.calibrated, row.shipped) == (full.calibrated, full.shipped)
