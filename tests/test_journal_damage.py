@@ -140,6 +140,12 @@ GAME_DAMAGE = {
     "winners not names": ("winners", "[1]"),
     "game unknown": ("game", "chess"),
     "game not text": ("game", 7),
+    "started not a time": ("started", "yesterday"),
+    "started not in UTC": ("started", "2025-11-26T09:17:57.123+02:00"),
+    "started on no such day": ("started", "2025-02-30T09:17:57.123+00:00"),
+    "settings for a game without any": ("settings", '{"end_grids": 1}'),
+    "winners not players": ("winners", '["Cy"]'),
+    "scores not one a player": ("scores", "[3]"),
 }
 
 
@@ -152,6 +158,54 @@ def test_a_game_whose_record_is_damaged_is_named(
     for argv in READERS:
         err = one_error_line(argv, capsys)
         assert "game 1" in err and column in err, (argv, err)
+
+
+LOWDOWN_SETTINGS_DAMAGE = {
+    '{"end_grids": "2"}': "settings.end_grids: expected an integer, got a string",
+    '{"end_grids": true}': "settings.end_grids: expected an integer, got true/false",
+    '{"end_grids": 0}': "settings: rule end_grids: 0 is less than 1",
+    '{"must_write": 1}': "settings.must_write: expected true or false, got an integer",
+    '{"hidden_roller": "up"}': "settings: rule hidden_roller: 'up' is not one of right, left",
+    '{"speed": 2}': "settings.speed: not a rule setting",
+}
+
+
+@pytest.mark.parametrize("settings", LOWDOWN_SETTINGS_DAMAGE)
+def test_rule_settings_the_game_would_not_take_are_named(
+    settings: str, played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Journal() as journal:
+        game = journal.new_game("lowdown", ["Cy", "Di"], {"end_grids": 1})
+    change(played, "UPDATE games SET settings = ? WHERE id = ?", settings, game)
+    wanted = f"error: game {game}: {LOWDOWN_SETTINGS_DAMAGE[settings]}\n"
+    for argv in (["history"], ["history", "--export", str(game)], ["table", "--resume", "--sim"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err == wanted, (argv, err)
+    assert main(["history", "--json"]) == 2
+    assert [listed["id"] for listed in json.loads(capsys.readouterr().out)] == [1]
+
+
+FINISHED_DAMAGE = {
+    "a winner who did not play": ("winners", '["Ann", "Cy"]', 'winners[1]: "Cy" is not a player'),
+    "a score too many": ("scores", "[1, 2, 3]", "scores: expected a score for each of the 2"),
+    "an end that is not a time": ("finished", "soon", 'finished: "soon" is not a time in UTC'),
+    "an end without winners": ("winners", None, "winners: null, but finished and scores are"),
+    "winners without an end": ("finished", None, "finished: null, but winners and scores are"),
+}
+
+
+@pytest.mark.parametrize("damage", FINISHED_DAMAGE)
+def test_a_finished_game_whose_end_is_damaged_is_named(
+    damage: str, played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Journal() as journal:
+        journal.finish(1, ["Bob"], [-2, 3])
+    column, value, named = FINISHED_DAMAGE[damage]
+    change(played, f"UPDATE games SET {column} = ? WHERE id = 1", value)
+    for argv in READERS[:2]:
+        err = one_error_line(argv, capsys)
+        assert err.startswith(f"error: game 1: {named}"), (argv, err)
 
 
 def test_other_games_are_listed_beside_a_damaged_one(

@@ -2,7 +2,8 @@
 
 Each game has a ``...Config`` dataclass whose defaults are the recommended choices. Settings
 can be changed by name (``mode=strict``), e.g. from ``popdice simulate --rule``; names and
-values are checked and a bad one raises ``ConfigError``.
+values are checked and a bad one raises ``ConfigError``. ``from_json`` reads settings kept as a
+JSON object (the table's journal keeps a game's so), checked the same way.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from .errors import ConfigError
+from .fields import Field
 
 TYPE_CHECKING = False  # typing is for the type checker: `popdice check` starts without it
 if TYPE_CHECKING:
@@ -84,6 +86,28 @@ def with_settings(config: C, settings: Iterable[str]) -> C:
             raise ConfigError(f"rule {name}: unknown (known: {', '.join(sorted(known))})")
         changes[name] = _convert(name, text, getattr(config, name))
     return dataclasses.replace(config, **changes)
+
+
+def from_json(config: C, settings: Field) -> C:
+    """``config`` with the settings of the JSON object ``settings`` (NAME: VALUE, each value of
+    its setting's JSON type) applied and checked; a bad one is ``settings``' error, naming it."""
+    assert dataclasses.is_dataclass(config) and not isinstance(config, type)
+    known = {f.name for f in dataclasses.fields(config)}
+    changes: dict[str, Any] = {}
+    for name, value in settings.entries():
+        if name not in known:
+            value.fail("not a rule setting")
+        current = getattr(config, name)
+        if isinstance(current, bool):
+            changes[name] = value.boolean()
+        elif isinstance(current, int):
+            changes[name] = value.integer()
+        else:
+            changes[name] = value.string()
+    try:
+        return dataclasses.replace(config, **changes)
+    except ConfigError as error:
+        settings.fail(str(error))
 
 
 def describe(config: Any) -> dict[str, Any]:

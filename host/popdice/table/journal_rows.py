@@ -3,16 +3,22 @@
 A journal file can be damaged (a failing disk, a hand with an SQLite tool): a row that is not
 what the table writes raises ``JournalError`` with one line that names the game, the entry
 and what is wrong in it (``game 3, entry 7: data: not valid JSON (line 1, column 9): ...``).
-What the rows mean for a game (a move the rules refuse) is checked by its replay.
+A game's record is checked whole: its times are times in UTC, its rule settings the ones its
+game takes, with values ``--rule`` would take, its winners among its players, a score for each
+player, and an end time, winners and scores all or none. What the entries mean for a game (a
+move the rules refuse) is checked by its replay.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ..errors import JournalError
+from ..games.config import from_json
 from ..games.fields import Field, kind_of, parse_document, shown
 
 TABLE_GAMES = ("ringer", "popalotsy", "lowdown")
@@ -99,24 +105,81 @@ class Holder:
 
 
 def game_record(row: tuple[Any, ...]) -> GameRecord:
-    """A row of ``games`` (its ``journal.GAME_COLUMNS``), checked."""
+    """A row of ``games`` (its ``journal.GAME_COLUMNS``), checked: its times are times, its
+    settings the game's, and a finished game has its winners (among its players) and a score
+    for each player."""
     game_id, game, players, settings, started, finished, winners, scores = row
 
     def error(problem: str) -> JournalError:
         return DamagedGame(game_id, problem)
 
-    return GameRecord(
+    game = Field(game, "game", error).choice(TABLE_GAMES, "a game the table plays")
+    players = _names(_json(players, "players", error), at_least=2)
+    record = GameRecord(
         id=int(game_id),
-        game=Field(game, "game", error).choice(TABLE_GAMES, "a game the table plays"),
-        players=_names(_json(players, "players", error), at_least=2),
-        settings=_json(settings, "settings", error).mapping(),
-        started=Field(started, "started", error).string("a time"),
-        finished=None if finished is None else Field(finished, "finished", error).string("a time"),
-        winners=None if winners is None else _names(_json(winners, "winners", error), 1),
-        scores=None
-        if scores is None
-        else tuple(item.integer() for item in _json(scores, "scores", error).items()),
+        game=game,
+        players=players,
+        settings=_settings(game, _json(settings, "settings", error)),
+        started=_time(Field(started, "started", error)),
+        finished=None if finished is None else _time(Field(finished, "finished", error)),
+        winners=None if winners is None else _winners(_json(winners, "winners", error), players),
+        scores=None if scores is None else _scores(_json(scores, "scores", error), players),
     )
+    ended = {"finished": finished, "winners": winners, "scores": scores}
+    given = [column for column, value in ended.items() if value is not None]
+    if 0 < len(given) < len(ended):
+        missing = next(column for column in ended if column not in given)
+        raise error(
+            f"{missing}: null, but {' and '.join(given)} {'is' if len(given) == 1 else 'are'} not"
+        )
+    return record
+
+
+SETTINGS_GAMES = ("lowdown",)
+"""The games whose record keeps rule settings (``--rule``); the others' are ``{}``."""
+
+TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{3}|\.\d{6})?)?(\+00:00|Z)")
+"""A time as the journal writes it (``2025-11-26T09:17:57.123+00:00``): ISO 8601 in UTC."""
+
+
+def _time(field: Field) -> str:
+    """A time in UTC, as the journal writes them (seconds and their fraction may be left off,
+    and ``Z`` may stand for ``+00:00``)."""
+    text = field.string("a time")
+    try:
+        if TIME.fullmatch(text) and datetime.fromisoformat(text.replace("Z", "+00:00")):
+            return text
+    except ValueError:  # the form of a time, but no such time: a 13th month, a 25th hour
+        pass
+    field.fail(f'{shown(text)} is not a time in UTC, e.g. "2025-11-26T09:17:57.123+00:00"')
+
+
+def _settings(game: str, field: Field) -> dict[str, Any]:
+    """The rule settings of a game of ``game``, checked as its ``--rule`` is checked."""
+    settings = field.mapping()
+    if game not in SETTINGS_GAMES:
+        if settings:
+            field.fail(f"{game} takes no rule settings, got {shown(settings)}")
+        return settings
+    from ..games.lowdown.rules import LowdownConfig
+
+    from_json(LowdownConfig(), field)
+    return settings
+
+
+def _winners(field: Field, players: tuple[str, ...]) -> tuple[str, ...]:
+    winners = _names(field, at_least=1)
+    for item in field.items():
+        if item.value not in players:
+            item.fail(f"{shown(item.value)} is not a player: {shown(list(players))}")
+    return winners
+
+
+def _scores(field: Field, players: tuple[str, ...]) -> tuple[int, ...]:
+    scores = tuple(item.integer() for item in field.items())
+    if len(scores) != len(players):
+        field.fail(f"expected a score for each of the {len(players)} players, got {len(scores)}")
+    return scores
 
 
 def entry(game_id: int, row: tuple[Any, ...]) -> Entry:
@@ -135,7 +198,7 @@ def entry(game_id: int, row: tuple[Any, ...]) -> Entry:
     text = fields.optional("text")
     if text is not None:
         text.string()
-    return Entry(n, Field(at, "at", error).string("a time"), kind, fields.mapping())
+    return Entry(n, _time(Field(at, "at", error)), kind, fields.mapping())
 
 
 def _check_type(field: Field, json_type: str) -> None:
@@ -157,7 +220,7 @@ def holder(game_id: int, row: tuple[Any, ...]) -> Holder:
     return Holder(
         Field(pid, "pid", error).integer(),
         Field(host, "host", error).string(),
-        Field(since, "since", error).string("a time"),
+        _time(Field(since, "since", error)),
     )
 
 
