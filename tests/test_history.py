@@ -160,6 +160,8 @@ def test_history_with_no_games(capsys: pytest.CaptureFixture[str]) -> None:
         (("table",), "name the game"),
         (("table", "lowdown", "--players", "A,B,C,D,E"), "lowdown takes 2 to 4 players"),
         (("table", "lowdown", "--players", "A,B", "--rule", "end_grids=0"), "less than 1"),
+        (("table", "lowdown", "--players", "A,B", "--rule", "blackout_points=-1"), "less than 0"),
+        (("table", "lowdown", "--players", "A,B", "--rule", "line_sum=40"), "3 to 18"),
         (("table", "lowdown", "--players", "A,B", "--rule", "nope=1"), "rule nope: unknown"),
         (("table", "ringer", "--players", "A,B", "--rule", "end_grids=1"), "no rule settings"),
     ],

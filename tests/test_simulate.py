@@ -4,6 +4,7 @@ formula, no illegal move ever applied, refused moves change nothing), and `popdi
 from __future__ import annotations
 
 import copy
+import dataclasses
 import io
 import json
 import random
@@ -320,6 +321,12 @@ def test_the_simulate_command_takes_rule_settings(capsys):
          "error: rule hand_size: a number of over 100 digits"),
         (["simulate", "lowdown", "--rule", "end_grids=9"],
          "error: rule end_grids: 9 is more than the 3 grids"),
+        (["simulate", "lowdown", "--rule", "blackout_points=-1"],
+         "error: rule blackout_points: -1 is less than 0"),
+        (["simulate", "lowdown", "--rule", "line_sum=2"],
+         "error: rule line_sum: 2 is not a sum the 3 numbers of a line can make (3 to 18)"),
+        (["simulate", "lowdown", "--rule", "line_sum=19"],
+         "error: rule line_sum: 19 is not a sum the 3 numbers of a line can make (3 to 18)"),
         (["simulate", "popalotsy", "--mistakes", "2"], "error: --mistakes: 2.0 is not a chance"),
         (["simulate", "ringer", "--mistakes", "0.5"],
          "error: --mistakes: applies only to popalotsy in faithful mode (the default)"),
@@ -344,6 +351,21 @@ def test_bad_simulate_arguments_are_one_line(capsys, argv, message):
     assert main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith(message) and err.count("\n") == 1
+
+
+NUMERIC_RULES = [
+    (game, field.name)
+    for game, spec in GAMES.items()
+    for field in dataclasses.fields(spec.config_type())
+    if type(field.default) is int
+]
+
+
+@pytest.mark.parametrize(("game", "rule"), NUMERIC_RULES)
+def test_every_numeric_rule_refuses_a_negative_value(capsys, game, rule):
+    assert main(["simulate", game, "--games", "1", "--rule", f"{rule}=-1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"error: rule {rule}: -1 is ") and err.count("\n") == 1
 
 
 def test_mistakes_are_taken_in_faithful_mode(capsys):

@@ -48,11 +48,16 @@ class LowdownConfig:
     end_grids: int = 2
     """The game ends after the turn in which a player has filled this many grids (§3.6)."""
     blackout_points: int = 6
+    """What a blacked-out box costs (§3.4): 0 or more."""
     line_sum: int = 10
+    """The sum that lets a line be crossed out (§3.5); ``LowdownState`` holds it to what a line
+    of the data file's dice can add up to."""
 
     def __post_init__(self) -> None:
         require_choice("hidden_roller", self.hidden_roller, ("right", "left"))
         require_at_least("end_grids", self.end_grids, 1)
+        require_at_least("blackout_points", self.blackout_points, 0)
+        require_at_least("line_sum", self.line_sum, 1)
 
 
 @dataclass(frozen=True)

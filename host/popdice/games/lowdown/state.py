@@ -151,6 +151,13 @@ class LowdownState(GameState[LowdownAction]):
             raise ConfigError(
                 f"rule end_grids: {self.config.end_grids} is more than the {grids} grids"
             )
+        size, faces = self.data.size, self.data.number_faces
+        least, most = size * min(faces), size * max(faces)
+        if not least <= self.config.line_sum <= most:
+            raise ConfigError(
+                f"rule line_sum: {self.config.line_sum} is not a sum the {size} numbers of a "
+                f"line can make ({least} to {most})"
+            )
         self.sheets = [
             Sheet.empty(self.data.grid_names, self.data.size) for _ in range(num_players)
         ]
