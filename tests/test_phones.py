@@ -181,6 +181,23 @@ def test_two_phones_play_a_turn_each_for_their_own_player_only(journal: Journal)
     assert host.table is referee
 
 
+def test_a_move_the_rules_refuse_is_answered_to_its_page_only(journal: Journal) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    client, tokens, host = served(journal, session)
+    session.press_dome()
+    session.roll_hidden()
+    woken: list[Any] = []
+    host.listeners.append(lambda *seat: woken.append(seat))
+    log, entries = list(session.log), journal.entries(session.game_id)
+    with client.websocket_connect(f"/ws/{tokens.by_seat[1]}") as bob:
+        receive_page(bob)
+        for _ in range(3):  # Ann chooses first: Bob may not be done yet
+            refused = reply_to(bob, {"kind": "action", "action": "done"})
+            assert not refused["accepted"] and refused["text"].endswith("(not_your_turn)")
+    assert woken == []  # no page, the laptop's neither, is told of it
+    assert session.log == log and journal.entries(session.game_id) == entries
+
+
 def test_a_renewed_token_closes_its_seats_pages_and_the_new_one_opens_it(
     journal: Journal,
 ) -> None:
@@ -377,7 +394,7 @@ def test_crafted_moves_are_refused_and_a_failing_move_leaves_the_page_playing(
         ws.send_text("[" * 2000 + "]" * 2000)  # deeper than Python's recursion limit
         assert "(bad_message)" in ws.receive_json()["reply"]["text"]
 
-        def broken(move: Any) -> Any:
+        def broken(move: Any, **options: Any) -> Any:
             raise RuntimeError("a bug")
 
         monkeypatch.setattr(session, "move", broken)
@@ -715,7 +732,7 @@ def test_the_servers_log_goes_to_its_file_never_to_the_tables_terminal(
             garbage.sendall(b"\x00\x01garbage\r\n\r\n")
             assert garbage.recv(64).startswith(b"HTTP/1.1 400")
 
-        def broken(move: Any) -> Any:
+        def broken(move: Any, **options: Any) -> Any:
             raise RuntimeError("a bug")
 
         with (

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from ..table.lowdown_table import LowdownTable
 from ..table.referee import Refused
-from ..table.session import TableSession
+from ..table.session import TableSession, refused_text
 from .views import lowdown_page, move_of
 
 T = TypeVar("T")
@@ -53,6 +53,8 @@ class TableHost:
         self, seat: int, message: Any, allowed: Callable[[], bool] | None = None
     ) -> dict[str, Any]:
         """Plays what ``seat``'s page asks; the reply says whether it was taken and why not.
+        A move the rules refuse is told to that page only: it is neither journaled nor
+        logged, and no page looks again (a page may send one every few moments).
         ``allowed`` (the page's token still opens the seat) is asked where the move is
         played, so that nothing done on that thread meanwhile (a renewal) slips between."""
         return self._run(lambda: self._play(seat, message, allowed))
@@ -65,12 +67,14 @@ class TableHost:
         try:
             move = move_of(self.table, seat, message)
         except Refused as refusal:
-            return {"accepted": False, "text": f"refused: {refusal.detail} ({refusal.code})"}
-        outcome = self.session.move(move)
-        if self._after_move is not None:
-            self._after_move(outcome)
-        else:
-            self.changed()
+            return {"accepted": False, "text": refused_text(refusal)}
+        noted = len(self.session.log)
+        outcome = self.session.move(move, keep_refusal=False)
+        if len(self.session.log) > noted:  # played, or what came of it is for everyone
+            if self._after_move is not None:
+                self._after_move(outcome)
+            else:
+                self.changed()
         return {"accepted": outcome.accepted, "text": outcome.text}
 
     def changed(self) -> None:

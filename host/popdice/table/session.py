@@ -8,7 +8,8 @@ taken once the journal can keep it. A pop the game did not count (refused, or no
 never counted later: the popper shows a bar on each die in its place (``void``), and the
 dome is pressed again. The referees change nothing when they refuse,
 and a refused one is journaled as ``refused`` with its reason (or only shown, with the
-journal's reason, if the journal cannot keep that either).
+journal's reason, if the journal cannot keep that either); a move ``move`` is told not to
+journal (a phone's, sent as often as its page's limit allows) is only answered when refused.
 
 Pops come from the popper's events or from its command replies (both carry the device's roll
 number, so a pop is taken once); the handheld's secret rolls and reveals likewise (by device
@@ -206,15 +207,19 @@ class TableSession:
 
     # --- moves --------------------------------------------------------------------------
 
-    def move(self, move: Move) -> Outcome:
-        """Play ``move`` (journaled first), or report and journal why it is refused. A
-        ``reveal`` while the game waits for one asks the handheld again."""
+    def move(self, move: Move, *, keep_refusal: bool = True) -> Outcome:
+        """Play ``move`` (journaled first), or report and journal why it is refused; without
+        ``keep_refusal``, a move the referee refuses is only answered (neither journaled nor
+        logged). A ``reveal`` while the game waits for one asks the handheld again."""
         if move.get("type") == "reveal" and self.referee.wants_reveal() is not None:
             asked = self.ask_reveal()
             if asked is not None:
                 return asked
         outcome = self._journal_then_apply(
-            "move", lambda referee: referee.apply(move), {"move": move}
+            "move",
+            lambda referee: referee.apply(move),
+            {"move": move},
+            keep_refusal=keep_refusal,
         )
         if outcome.accepted:
             self.ask_reveal()
@@ -419,15 +424,19 @@ class TableSession:
         *,
         key: str | None = None,
         refused_data: dict[str, Any] | None = None,
+        keep_refusal: bool = True,
     ) -> Outcome:
         """``change`` (it says what it did) tried on a copy of the referee, journaled as
         ``kind`` with ``data``, then made on the referee; ``key`` (a device's report) is
-        taken unless the journal cannot keep it."""
+        taken unless the journal cannot keep it. Refused, it is journaled and logged as
+        refused, or without ``keep_refusal`` only answered."""
         try:
             text = change(copy.deepcopy(self.referee))
         except Refused as refusal:
             if key is not None:
                 self.seen_rolls.add(key)
+            if not keep_refusal:
+                return Outcome(False, refused_text(refusal), refusal.code)
             return self._refuse(data if refused_data is None else refused_data, refusal)
         try:
             self.journal.append(self.game_id, kind, {**data, "text": text})
@@ -455,7 +464,7 @@ class TableSession:
         return Outcome(True, text)
 
     def _refuse(self, data: dict[str, Any], refusal: Refused) -> Outcome:
-        text = f"refused: {refusal.detail} ({refusal.code})"
+        text = refused_text(refusal)
         self.log.append(text)
         self._log_entry("refused", {**data, "code": refusal.code, "text": text})
         return Outcome(False, text, refusal.code)
@@ -472,6 +481,11 @@ class TableSession:
             self.journal.append(self.game_id, kind, data)
         except JournalError as error:
             self.log.append(f"not in the journal: {error} (journal_failed)")
+
+
+def refused_text(refusal: Refused) -> str:
+    """``refusal`` as the log and the answer say it."""
+    return f"refused: {refusal.detail} ({refusal.code})"
 
 
 def _die_text(die: dict[str, Any]) -> str:
