@@ -385,6 +385,24 @@ def test_a_whole_game_then_its_journal_replays_to_the_same_state(journal: Journa
     assert record.settings == SETTINGS
 
 
+def test_refusals_name_the_player_not_their_seat(journal: Journal) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    for turn in [*TURNS[:2], TURNS[2][:2]]:  # the third turn's writes: ro r1 to cross
+        session.press_dome()
+        session.roll_hidden()
+        if turn is TURNS[0]:
+            early = play(session, "write bob 1 red ro 1 1")
+            assert early.text == "refused: Bob cannot act yet: Ann chooses first (not_your_turn)"
+        for text in turn:
+            assert play(session, text).accepted, text
+    twice = play(session, "write ann 6 red ro 2 1")
+    assert twice.text == "refused: Ann wrote this turn (already_wrote)"
+    assert play(session, "cross bob ro r1").accepted  # nothing else to cross: done
+    done = play(session, "done bob")
+    assert done.text == "refused: Bob is done this turn (not_your_turn)"
+    assert "seat" not in " ".join(session.log)
+
+
 def to_the_fifth_turn(session: TableSession) -> None:
     """Four turns played, then the fifth's dice and hidden roll."""
     for turn in TURNS[:4]:

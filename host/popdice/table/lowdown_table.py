@@ -317,13 +317,24 @@ class LowdownTable(Referee):
         return text
 
     def _refusal(self, seat: int, action: LowdownAction, error: InvalidMove) -> Refused:
-        """The engine's refusal, its boxes and lines named as at the table (from 1)."""
+        """The engine's refusal, its players named, its boxes and lines as at the table
+        (from 1): the engine's own text names a seat by its number."""
         refused = Refused.from_invalid_move(error)
+        name = self.players[seat]
+        if error.reason is Reason.NOT_YOUR_TURN and not isinstance(action, Cross):
+            step = self.state.step
+            if step is Step.CHOOSE:
+                chooser = self.players[self.state.active]
+                return Refused(refused.code, f"{name} cannot act yet: {chooser} chooses first")
+            why = "is done this turn" if step is Step.WRITE else "cannot act now"
+            return Refused(refused.code, f"{name} {why}")
+        if error.reason is Reason.ALREADY_WROTE:
+            return Refused(refused.code, f"{name} wrote this turn")
         if isinstance(action, Cross):
             where = f"{grid_short(action.grid)} {action.line}"
             if action.line in lines_of(self.state.data.size):
                 where = f"{grid_short(action.grid)} {line_label(action.line)}"
-            return Refused(refused.code, f"{self.players[seat]} cannot cross out {where}")
+            return Refused(refused.code, f"{name} cannot cross out {where}")
         if isinstance(action, (Place, Blackout)) and error.reason in BOX_REASONS:
             colour = "that colour"
             if isinstance(action, Place) and action.color is not None:
