@@ -247,7 +247,46 @@ def test_the_served_tables_renewal_gives_a_new_address_the_server_knows(
             assert page.status == 200
 
 
-PING = bytes([0x89, 0x80 | 125]) + bytes(4) + b"P" * 125  # a client's ping: masked, 125 bytes
+def client_frame(opcode: int, payload: bytes) -> bytes:
+    """A client's frame of ``payload`` (under 126 bytes), masked with zeros: sent as is."""
+    return bytes([0x80 | opcode, 0x80 | len(payload)]) + bytes(4) + payload
+
+
+PING = client_frame(0x9, b"P" * 125)
+
+
+def raw_websocket(server: PhoneServer, token: str, receive_buffer: int = 0) -> socket.socket:
+    """A websocket to ``token``'s page opened by hand, its frames to be written as bytes
+    (every client library sends only what a client should); its answer's status read."""
+    raw = socket.socket()
+    if receive_buffer:
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    raw.settimeout(10)
+    raw.connect((server.address, server.port))
+    key = "dGhlIHNhbXBsZSBub25jZQ=="
+    raw.sendall(
+        f"GET /ws/{token} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    assert raw.recv(12) == b"HTTP/1.1 101"
+    return raw
+
+
+def close_frame_code(raw: socket.socket) -> int:
+    """The code of the close frame the server sends ``raw``, after the frames before it."""
+    with raw.makefile("rb") as stream:
+        while stream.readline() not in (b"\r\n", b""):  # the rest of the answer's head
+            pass
+        while True:
+            head = stream.read(2)
+            assert len(head) == 2, "closed without a close frame"
+            size = head[1] & 0x7F
+            if size >= 126:
+                size = int.from_bytes(stream.read(2 if size == 126 else 8), "big")
+            payload = stream.read(size)
+            if head[0] & 0x0F == 0x8:
+                return int.from_bytes(payload[:2], "big")
 
 
 def test_a_client_sending_pings_and_reading_nothing_holds_little_of_the_server(
@@ -256,17 +295,7 @@ def test_a_client_sending_pings_and_reading_nothing_holds_little_of_the_server(
     session = start(journal, game_popper(), game_handheld())
     tokens = Tokens.for_game(journal.path.parent, session.game_id, 2)
     with PhoneServer(TableHost(session), tokens, "127.0.0.1", 0) as server:
-        flooder = socket.socket()
-        flooder.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the pongs wait here
-        flooder.settimeout(10)
-        flooder.connect((server.address, server.port))
-        key = "dGhlIHNhbXBsZSBub25jZQ=="
-        flooder.sendall(
-            f"GET /ws/{tokens.by_seat[0]} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        assert flooder.recv(12) == b"HTTP/1.1 101"
+        flooder = raw_websocket(server, tokens.by_seat[0], 4096)  # the pongs wait there
         flooder.settimeout(0.5)
         sent, until = 0, time.monotonic() + 3.0
         with contextlib.suppress(TimeoutError):  # the server stopped reading: so must we
@@ -749,6 +778,20 @@ def test_the_servers_log_goes_to_its_file_never_to_the_tables_terminal(
     assert capfd.readouterr().err == ""
     kept = log.read_text()
     assert "Invalid HTTP request received." in kept and "RuntimeError: a bug" in kept
+
+
+def test_text_that_is_not_utf8_closes_its_websocket_with_1007_and_one_log_line(
+    journal: Journal, tmp_path: Path
+) -> None:
+    log = tmp_path / "server.log"
+    with (
+        serving(journal, log=log) as (server, _),
+        raw_websocket(server, server.tokens.by_seat[0]) as raw,
+    ):
+        raw.sendall(client_frame(0x1, b"\xff\xfe not UTF-8"))
+        assert close_frame_code(raw) == 1007
+    lines = log.read_text().splitlines()
+    assert len(lines) == 1 and "not UTF-8" in lines[0], lines
 
 
 def test_a_connection_that_sends_no_request_in_time_is_closed(

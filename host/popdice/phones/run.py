@@ -101,7 +101,22 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     """uvicorn's websocket that stops reading while what it must write waits: a client that
     sends pings and never reads the pongs (answered by the protocol, not the app) would
     otherwise fill the laptop's memory with them. Once closing, a client that still reads
-    nothing is cut off when the close times out, its unsent bytes dropped."""
+    nothing is cut off when the close times out, its unsent bytes dropped. A text message
+    that is not UTF-8 closes the websocket with 1007 and one line in the log (uvicorn's
+    own would be a traceback, anyone on the network able to write it)."""
+
+    def send_receive_event_to_app(self) -> None:
+        if self.curr_msg_data_type == "text" and not self.close_sent:
+            try:
+                b"".join(self.frames).decode()
+            except UnicodeDecodeError:
+                self.frames = []
+                peer = "a websocket" if self.client is None else "{}:{}".format(*self.client)
+                self.logger.warning("%s sent text that is not UTF-8: closed (1007)", peer)
+                self.conn.send_close(1007, "text that is not UTF-8")
+                self.handle_parser_exception()  # the app is told, the close frame sent
+                return
+        super().send_receive_event_to_app()
 
     def pause_writing(self) -> None:
         super().pause_writing()  # clears ``writable`` until the writes have drained
