@@ -9,6 +9,7 @@ terminal the table is drawn on."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import logging
@@ -19,7 +20,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from popdice.errors import PopdiceError
 from popdice.phones.cli import served_app
 from popdice.phones.host import TableHost
 from popdice.phones.run import PhoneServer
-from popdice.phones.server import INTERNAL_ERROR, Limits, make_app
+from popdice.phones.server import INTERNAL_ERROR, Hub, Limits, make_app
 from popdice.phones.tokens import Tokens
 from popdice.table.journal import Journal
 from popdice.table.session import TableSession
@@ -214,11 +215,11 @@ def test_a_renewed_token_closes_its_seats_pages_and_the_new_one_opens_it(
         receive_page(ann)
         receive_page(bob)
         new = tokens.renew(0)
-        host.changed()  # as the table's server does after a renewal
+        host.changed(0)  # as the table's server does after a renewal
         with pytest.raises(WebSocketDisconnect) as closed:
             receive_page(ann)
         assert closed.value.code == 4403 and "replaced at the table" in str(closed.value.reason)
-        assert "mine" in receive_page(bob)  # the other seat's page was told, and stays
+        assert "(bad_message)" in reply_to(bob, {"kind": "jump"})["text"]  # the other stays
     assert new != old and tokens.seat_of(new) == 0 and tokens.seat_of(old) is None
     assert client.get(f"/p/{old}").status_code == 403 and close_code(client, old) == 4403
     session.press_dome()
@@ -228,6 +229,26 @@ def test_a_renewed_token_closes_its_seats_pages_and_the_new_one_opens_it(
     assert stat.S_IMODE(os.stat(kept).st_mode) == 0o600
     resumed = Tokens.for_game(journal.path.parent, session.game_id, 2)
     assert resumed.by_seat == [new, tokens.by_seat[1]]  # a resumed game keeps the new one
+
+
+def test_a_renewal_wakes_the_renewed_seats_pages_only(journal: Journal) -> None:
+    session = start(journal, game_popper(), game_handheld())
+    tokens = Tokens.for_game(journal.path.parent, session.game_id, 2)
+    with PhoneServer(TableHost(session), tokens, "127.0.0.1", 0) as server:
+        woken: list[Any] = []
+        server.host.listeners.append(lambda *seat: woken.append(seat))
+        server.renew(0)  # F6, R on the laptop
+        assert woken == [(0,)]
+    hub, loop = Hub(Limits()), asyncio.new_event_loop()
+    pages = [asyncio.Event(), asyncio.Event()]
+    hub.pages = {seat: {(loop, page)} for seat, page in enumerate(pages)}
+    hub.changed(0)
+
+    async def woken_pages() -> list[bool]:  # runs after the callbacks hub.changed queued
+        return [page.is_set() for page in pages]
+
+    with closing(loop):
+        assert loop.run_until_complete(woken_pages()) == [True, False]
 
 
 def test_the_served_tables_renewal_gives_a_new_address_the_server_knows(
@@ -331,7 +352,7 @@ def test_a_page_renewed_on_the_tables_thread_just_before_its_move_has_it_refused
 
     def renewed_first(function: Any) -> Any:  # F6, R on the table's thread, the move queued
         tokens.renew(0)
-        host.changed()
+        host.changed(0)
         return here(function)
 
     with client.websocket_connect(f"/ws/{tokens.by_seat[0]}") as ann:
@@ -589,7 +610,7 @@ def test_the_served_table_shows_the_qr_codes_and_plays_a_phones_move_on_its_thre
 
     async def play() -> ServedTableApp:
         app = ServedTableApp(session, urls=urls)
-        app.host.listeners.append(lambda: heard.append(1))
+        app.host.listeners.append(lambda seat: heard.append(1))
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             assert isinstance(app.screen, PhonesScreen)

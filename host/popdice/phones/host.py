@@ -3,7 +3,8 @@ where the game lives (the table app's thread), and word of every change.
 
 ``run`` carries a function to that thread and returns its result (the app's
 ``call_from_thread``); without an app, calls run here under a lock. Every change of the game,
-whoever made it (a phone, the laptop, a device), is passed on by ``changed``.
+whoever made it (a phone, the laptop, a device), is passed on by ``changed``, and a seat's
+renewed token to that seat's pages alone.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ class TableHost:
         self._lock = threading.Lock()
         self._run = run or self._here
         self._after_move = after_move
-        self.listeners: list[Callable[[], None]] = []
+        self.listeners: list[Callable[[int | None], None]] = []
+        """Told of every change: with a seat when only that seat's pages need to look again."""
 
     def _here(self, function: Callable[[], Any]) -> Any:
         with self._lock:
@@ -77,6 +79,7 @@ class TableHost:
                 self.changed()
         return {"accepted": outcome.accepted, "text": outcome.text}
 
-    def changed(self) -> None:
+    def changed(self, seat: int | None = None) -> None:
+        """Every page looks again; only ``seat``'s, given one (its token was renewed)."""
         for listener in list(self.listeners):
-            listener()
+            listener(seat)

@@ -216,7 +216,7 @@ class PhoneServer:
     def renew(self, seat: int) -> str:
         """A new address for ``seat``'s page; the pages open under the old one close."""
         self.tokens.renew(seat)
-        self.host.changed()  # every page looks again: the seat's old ones find they are not
+        self.host.changed(seat)  # the seat's pages look again: the old ones find they are not
         return self.url(seat)
 
     def start(self) -> PhoneServer:

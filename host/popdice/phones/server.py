@@ -109,8 +109,10 @@ class Hub:
             return sum(len(pages) for pages in self.pages.values())
         return len(self.pages.get(seat, ()))
 
-    def changed(self) -> None:
-        for pages in list(self.pages.values()):
+    def changed(self, seat: int | None = None) -> None:
+        """Wakes every page, or ``seat``'s pages only."""
+        woken = list(self.pages.values()) if seat is None else [self.pages.get(seat, set())]
+        for pages in woken:
             for loop, event in list(pages):
                 with contextlib.suppress(RuntimeError):  # its loop closed: the page is gone
                     loop.call_soon_threadsafe(event.set)
