@@ -16,7 +16,7 @@ from popdice.devices.popper import DetectorSettings, Popper
 from popdice.sim.physics import trace
 from popdice.traces import calibrate_cli
 from popdice.traces import tune as tune_module
-from popdice.traces.calibrate_cli import STEPS, Step, calibrate
+from popdice.traces.calibrate_cli import STEPS, Step, calibrate, steps
 from popdice.traces.files import TraceError, write_labels, write_trace
 from popdice.traces.measured import defaults
 from popdice.traces.scoring import Score
@@ -88,6 +88,28 @@ def test_calibrate_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["calibrate", "--reset", "--keep", str(tmp_path / "kept")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not with --reset or --apply" in err
+    assert main(["calibrate", "--reset", "--minutes", "6"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--minutes is how long the guided calibration takes" in err
+    for minutes in ("3", "31", "x"):
+        assert main(["calibrate", "--minutes", minutes]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "argument --minutes: expected a whole number from 4" in err
+
+
+def test_the_guided_steps_last_the_minutes_asked_for_in_the_same_proportions(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert [step.seconds for step in steps()] == [480, 150, 90]  # 12 minutes by default
+    assert [step.seconds for step in steps(4)] == [160, 50, 30]
+    assert [step.seconds for step in steps(30)] == [1200, 375, 225]
+    assert [step.prompt for step in steps(4)] == [True, False, False]
+    monkeypatch.setattr("builtins.input", lambda _prompt: "")
+    calibrate_cli._ask_person(steps()[0], 1)
+    calibrate_cli._ask_person(steps(5)[2], 3)
+    out = capsys.readouterr().out
+    assert "step 1 of 3, presses (8 min): Press the dome" in out
+    assert "step 3 of 3, lifting (38 s): Do NOT press" in out
 
 
 def test_input_that_ends_at_a_step_stops_in_one_line_and_leaves_no_empty_folder(
@@ -115,6 +137,9 @@ def test_a_keep_folder_that_exists_is_refused_before_any_step(tmp_path: Path) ->
     assert asked == [] and keep.is_dir()
 
 
+recorded: list[float] = []  # the seconds each step ``model_recordings`` made was asked for
+
+
 def canned_fit(recall_misses: int) -> TuneResult:
     """A fit's result as ``tune`` gives it: 40 presses over an hour, ``recall_misses`` of
     them missed, no false press, 5 ms late each."""
@@ -124,6 +149,7 @@ def canned_fit(recall_misses: int) -> TuneResult:
 
 
 def model_recordings(_popper: Popper, step: Step, out: Path) -> None:
+    recorded.append(step.seconds)
     made = trace(KINDS[step.name], 7, 25.0 if step.prompt else 10.0)
     write_trace(out, made)
     write_labels(out.with_name(out.name.replace(".csv", ".labels.json")), made)
@@ -191,7 +217,11 @@ def test_a_fit_no_better_than_the_popper_s_detector_leaves_it_in_place(
 
     monkeypatch.setattr(calibrate_cli, "tune", kept)
     keep = tmp_path / "calibration"
-    code = calibrate(popper, keep, lambda _s, _n: None, model_recordings, lambda _q: True)
+    recorded.clear()
+    code = calibrate(
+        popper, keep, lambda _s, _n: None, model_recordings, lambda _q: True, minutes=6
+    )
+    assert recorded == [240, 75, 45]
     out = capsys.readouterr().out
     assert code == 0
     assert asked["in_use"] == popper.detector().settings == defaults()

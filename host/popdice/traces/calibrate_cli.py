@@ -8,10 +8,10 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..console.arguments import file_name, folder_name, serial_port
+from ..console.arguments import file_name, folder_name, serial_port, whole_number
 from ..console.help_text import paragraphs
 from ..console.progress import ProgressBar
 from ..devices.connect import connect
@@ -27,48 +27,60 @@ from .tune_cli import FINDS_NOTHING, finds_nothing, missed_targets, summary
 @dataclass(frozen=True)
 class Step:
     name: str
-    seconds: float
+    seconds: float  # at the default length; ``steps`` scales them
     prompt: bool
     what: str
 
 
+DEFAULT_MINUTES = 12  # what the calibrated figures in the README are measured with
+LEAST_MINUTES, MOST_MINUTES = 4, 30
+
 STEPS = (
     Step(
         "presses",
-        120.0,
+        480.0,
         True,
         "Press the dome each time the terminal beeps and let it go, the way players will: "
         "some soft, some hard, some quick, some held a moment.",
     ),
     Step(
         "knocks",
-        60.0,
+        150.0,
         False,
         "Do NOT press the dome. Knock on the table near the popper, bang it with a fist, drop "
         "dice on it, set a cup down.",
     ),
     Step(
         "lifting",
-        45.0,
+        90.0,
         False,
         "Do NOT press the dome. Lift the popper, carry it about, turn it, put it down again, "
         "slide it across the table.",
     ),
 )
 
+
+def steps(minutes: float = DEFAULT_MINUTES) -> tuple[Step, ...]:
+    """The guided steps, lasting ``minutes`` in all, in the same proportions."""
+    scale = minutes * 60.0 / sum(step.seconds for step in STEPS)
+    return tuple(replace(step, seconds=round(step.seconds * scale)) for step in STEPS)
+
+
 TARGETS = f"recall {100 * TARGET_RECALL:g} %, at most {TARGET_FALSE_PER_HOUR:g} false press an hour"
 
 DESCRIPTION = paragraphs(f"""\
 Fits the popper's press detector to this unit, on this table: a guided series of
 recordings (presses when the terminal beeps, then knocks and dice on the table, then
-lifting and moving the unit, about four minutes in all), then `popdice tune` on them. It
+lifting and moving the unit: --minutes in all, {DEFAULT_MINUTES} by default, as the
+calibrated figures of the documentation were measured; a shorter calibration fits on fewer
+presses and knocks, and does less well), then `popdice tune` on them. It
 measures whether this dome's releases stand clear of everything else, and chooses whether
 the dice pop on the release (as the printed game's popper does) or on the press, saying
 which and why. It shows the cross-validated figures beside those of the popper's detector
 now on the same recordings, and writes the settings to the popper, which keeps them in
 its flash (detector.json) and detects with them at once and after every boot. Where the
 popper's detector now does as well on the recordings as the fit does cross-validated, it
-is kept and nothing is written: a few minutes are little to fit on. A fit that
+is kept and nothing is written: minutes of recordings are little to fit on. A fit that
 misses a target ({TARGETS}) is written only if you say
 so, and one that finds none of the presses is not written at all. The recordings and the
 settings are kept in --keep DIR, so the fit can be checked or done again.
@@ -79,6 +91,7 @@ settings are kept in --keep DIR, so the fit can be checked or done again.
 EPILOG = """\
 examples:
   popdice calibrate                      the guided calibration on the first popper found
+  popdice calibrate --minutes 6          a shorter calibration (it fits on less)
   popdice calibrate --apply detector.json   settings made earlier with popdice tune
   popdice calibrate --reset              back to the built-in detector
 """
@@ -95,6 +108,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--reset", action="store_true", help="back to the built-in settings")
     group.add_argument(
         "--apply", metavar="DETECTOR.json", type=file_name, help="write settings from a file"
+    )
+    parser.add_argument(
+        "--minutes",
+        type=whole_number(LEAST_MINUTES, MOST_MINUTES),
+        metavar="M",
+        help=f"how long the guided steps take in all, {LEAST_MINUTES}-{MOST_MINUTES} (default "
+        f"{DEFAULT_MINUTES})",
     )
     parser.add_argument(
         "--keep",
@@ -114,6 +134,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
             "--keep is where the guided calibration keeps its recordings: not with "
             "--reset or --apply"
         )
+    if args.minutes and (args.reset or args.apply):
+        raise TraceError(
+            "--minutes is how long the guided calibration takes: not with --reset or --apply"
+        )
     settings = read_config(args.apply) if args.apply else None
     if not (args.reset or settings) and not sys.stdin.isatty():
         raise TraceError("the guided calibration needs a person at a terminal")
@@ -130,16 +154,24 @@ def run_calibrate(args: argparse.Namespace) -> int:
             print(f"settings from {args.apply} written to the popper on {port}")
             return 0
         keep = Path(args.keep or time.strftime("calibration-%Y%m%d-%H%M%S"))
-        return calibrate(client, keep, _ask_person)
+        return calibrate(client, keep, _ask_person, minutes=args.minutes or DEFAULT_MINUTES)
 
 
 def _ask_person(step: Step, number: int) -> None:
-    print(f"\nstep {number} of {len(STEPS)}, {step.name} ({step.seconds:.0f} s): {step.what}")
+    print(f"\nstep {number} of {len(STEPS)}, {step.name} ({_duration(step.seconds)}): {step.what}")
     try:
         input("press Enter to start ")
     except EOFError:  # Ctrl-D, or Ctrl-Z Enter on Windows
         print()
         raise TraceError(f"calibration stopped before step {number} ({step.name})") from None
+
+
+def _duration(seconds: float) -> str:
+    minutes, seconds = divmod(round(seconds), 60)
+    parts = [f"{minutes} min"] if minutes else []
+    if seconds or not minutes:
+        parts.append(f"{seconds} s")
+    return " ".join(parts)
 
 
 def _ask_yes(question: str) -> bool:
@@ -156,11 +188,13 @@ def calibrate(
     before_step: Callable[[Step, int], None],
     recorder: Callable[[Popper, Step, Path], None] | None = None,
     confirm: Callable[[str], bool] = _ask_yes,
+    minutes: float = DEFAULT_MINUTES,
 ) -> int:
-    """Records every step into ``keep``, tunes, shows the figures beside the detector's in
-    use and writes the settings to the popper, asking ``confirm`` first if they miss a
-    target (1: not written). ``recorder`` records one step (default: the popper's stream,
-    prompts for the presses)."""
+    """Records every step (``minutes`` in all) into ``keep``, tunes, shows the figures
+    beside the detector's in use and writes the settings to the popper, asking ``confirm``
+    first if they miss a target (1: not written); writes nothing where the detector in use
+    does as well. ``recorder`` records one step (default: the popper's stream, prompts for
+    the presses)."""
     try:
         keep.mkdir(parents=True, exist_ok=False)
     except FileExistsError:
@@ -172,7 +206,7 @@ def calibrate(
         raise TraceError(f"cannot make {keep}: {error.strerror or error}") from None
     record_step = recorder or _record_step
     try:
-        for number, step in enumerate(STEPS, 1):
+        for number, step in enumerate(steps(minutes), 1):
             before_step(step, number)
             record_step(popper, step, keep / f"{step.name}.csv")
     except BaseException:  # stopped (Ctrl-C included): a folder left empty goes too
