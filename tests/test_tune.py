@@ -331,10 +331,14 @@ def test_ctrl_c_while_fitting_ends_the_worker_processes_at_once(
 
 
 # A pool whose one worker sleeps: the pool's process numbers on a line, then it waits as a
-# fit's result is waited for.
+# fit's result is waited for. SIGHUP starts at its default, as in a command typed at a
+# terminal: a test run under nohup passes its children SIGHUP ignored, and the pool rightly
+# leaves it so.
 _POOL_THAT_SLEEPS = """
+import signal
 import time
 from popdice.traces.tune import waited, worker_processes
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 with worker_processes(2) as workers:
     busy = workers.submit(time.sleep, 300)
     print(" ".join(str(pid) for pid in workers._processes), flush=True)
