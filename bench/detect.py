@@ -345,9 +345,10 @@ def family_report(family: FamilyData, row: FamilyRow, measured: dict) -> dict[st
 
 def print_cross_family(report: dict[str, Any], rows: list[FamilyRow], plan: Plan) -> None:
     families = report["families"]
+    left_out = report["every_family_settings"] is not None
     print(
         "press detection across model families (firmware/popdice_fw/press.py), "
-        "each family left out in turn"
+        + ("each family left out in turn" if left_out else "without the left-out rows")
     )
     for row in rows:
         print(f"  {row.name}: {row.summary}")
@@ -355,13 +356,17 @@ def print_cross_family(report: dict[str, Any], rows: list[FamilyRow], plan: Plan
         f"  per family: {plan.units} evaluation units (from unit {plan.first_unit}), "
         "each calibrated on "
         f"{(plan.calibration_play_s + plan.calibration_quiet_s) / 60:.3g} min of its own sessions "
-        f"and scored on {plan.evaluation_sessions * 2 * plan.evaluation_s / 60:.3g} min of others; "
-        f"left-out settings fitted on {plan.pool_units} units of each other family"
+        f"and scored on {plan.evaluation_sessions * 2 * plan.evaluation_s / 60:.3g} min of others"
+        + (
+            f"; left-out settings fitted on {plan.pool_units} units of each other family"
+            if left_out
+            else ""
+        )
     )
     print(
-        "  left out: fitted (pop on the release) on the other families; calibrated: each unit "
-        "fitted on its own minutes, mode chosen as popdice calibrate chooses it; shipped: the "
-        "built-in settings"
+        ("  left out: fitted (pop on the release) on the other families; " if left_out else "  ")
+        + "calibrated: each unit fitted on its own minutes, mode chosen as popdice calibrate "
+        "chooses it; shipped: the built-in settings"
     )
     print()
     print(f"{'family':11} {'row':11} {HEADER}  met")
